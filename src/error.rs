@@ -1,0 +1,249 @@
+//! Errors (what stops a read or a conversion) and diagnostics (what was dropped, guessed,
+//! repaired or found wrong along the way, handed back to the caller instead of logged).
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where in an input something was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Location {
+    /// Nowhere more precise than the file itself.
+    File,
+    /// A byte offset from the start of the file.
+    Byte(u64),
+    /// A JSON pointer (RFC 6901) into the glTF JSON, e.g. `/nodes/3/rotation`.
+    JsonPointer(String),
+    /// A 1-based line and column in a text file.
+    LineColumn {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::File => Ok(()),
+            Location::Byte(offset) => write!(f, "byte {offset}"),
+            Location::JsonPointer(pointer) if pointer.is_empty() => write!(f, "JSON root"),
+            Location::JsonPointer(pointer) => write!(f, "JSON {pointer}"),
+            Location::LineColumn { line, column } => write!(f, "{line}:{column}"),
+        }
+    }
+}
+
+/// An error that stops a read, a write or a conversion.
+///
+/// Display names the file, the place and what was expected, in lower case with no trailing
+/// period: `model.glb: byte 12: GLB chunk length 4000 runs past the end of the file (1024 bytes)`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The input is not what its format requires.
+    #[error("{}{}: {message}", path.display(), located(location))]
+    Invalid {
+        /// The input file (or a name standing for it, such as `<memory>`).
+        path: PathBuf,
+        /// Where in the file.
+        location: Location,
+        /// What was found and what was expected.
+        message: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The request cannot be carried out (an unbuilt format, an output that exists, ...).
+    #[error("{message}")]
+    Unsupported {
+        /// What was asked and why it cannot be done.
+        message: String,
+    },
+}
+
+fn located(location: &Location) -> String {
+    match location {
+        Location::File => String::new(),
+        other => format!(": {other}"),
+    }
+}
+
+impl Error {
+    /// An [`Error::Invalid`] for `path` at `location`.
+    pub fn invalid(
+        path: impl Into<PathBuf>,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Invalid {
+            path: path.into(),
+            location,
+            message: message.into(),
+        }
+    }
+
+    /// An [`Error::Io`] for `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// An [`Error::Unsupported`].
+    pub fn unsupported(message: impl Into<String>) -> Self {
+        Error::Unsupported {
+            message: message.into(),
+        }
+    }
+}
+
+/// How serious a [`Diagnostic`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; nothing was lost.
+    Info,
+    /// Something was dropped, approximated or guessed, or the input bends a rule.
+    Warning,
+    /// The input breaks a MUST of its format; `validate` exits 1.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// One finding: a stable code (`EXT_BONE_NOT_JOINT`), a severity, where, and a message naming
+/// the nodes or bones involved.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostic {
+    /// Stable, upper-case code for programs to match on.
+    pub code: &'static str,
+    /// How serious it is.
+    pub severity: Severity,
+    /// Where, as a JSON pointer, line:column or byte offset; empty when it concerns the whole file.
+    pub location: String,
+    /// What was found, in lower case, naming the nodes or bones involved.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [{}]", self.severity, self.code)?;
+        if !self.location.is_empty() {
+            write!(f, " {}", self.location)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The diagnostics of one operation, in the order they were found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(transparent)]
+pub struct Diagnostics(Vec<Diagnostic>);
+
+impl Diagnostics {
+    /// No diagnostics.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one.
+    pub fn push(
+        &mut self,
+        code: &'static str,
+        severity: Severity,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.0.push(Diagnostic {
+            code,
+            severity,
+            location: location.into(),
+            message: message.into(),
+        });
+    }
+
+    /// Adds a warning.
+    pub fn warn(
+        &mut self,
+        code: &'static str,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.push(code, Severity::Warning, location, message);
+    }
+
+    /// Adds an error-severity finding (the operation still completes).
+    pub fn error(
+        &mut self,
+        code: &'static str,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.push(code, Severity::Error, location, message);
+    }
+
+    /// Adds an informational note.
+    pub fn info(
+        &mut self,
+        code: &'static str,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.push(code, Severity::Info, location, message);
+    }
+
+    /// Appends all of `other`.
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.0.extend(other.0);
+    }
+
+    /// All diagnostics, in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
+        self.0.iter()
+    }
+
+    /// How many there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether any has [`Severity::Error`].
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    /// Whether a diagnostic with `code` is present.
+    pub fn contains(&self, code: &str) -> bool {
+        self.0.iter().any(|d| d.code == code)
+    }
+}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a Diagnostic;
+    type IntoIter = std::slice::Iter<'a, Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}

@@ -18,10 +18,16 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod asset;
+pub mod convert;
+pub mod demo;
 pub mod error;
 pub mod formats;
+pub mod inspect;
 pub mod mannequin;
 pub mod model;
 pub mod pose;
 
+pub use asset::{read, Asset, ReadOutcome};
+pub use convert::{convert, ConvertOptions};
 pub use error::{Diagnostic, Diagnostics, Error, Location, Severity};

@@ -151,7 +151,9 @@ impl std::str::FromStr for Format {
         Format::ALL
             .into_iter()
             .find(|f| f.name() == s)
-            .ok_or_else(|| Error::unsupported(format!("unknown format {s:?}: expected one of {}", names())))
+            .ok_or_else(|| {
+                Error::unsupported(format!("unknown format {s:?}: expected one of {}", names()))
+            })
     }
 }
 

@@ -17,8 +17,19 @@ use strum::{Display, EnumCount, EnumIter, EnumString, IntoStaticStr};
 /// assert!(!HumanBone::Chest.is_required(Profile::Vrm1));
 /// ```
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash,
-    Display, EnumString, IntoStaticStr, EnumIter, EnumCount,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Display,
+    EnumString,
+    IntoStaticStr,
+    EnumIter,
+    EnumCount,
 )]
 #[strum(serialize_all = "camelCase")]
 #[repr(u8)]
@@ -242,7 +253,9 @@ impl HumanBone {
 
     /// The canonical children, in [`HumanBone::ALL`] order.
     pub fn children(self) -> impl Iterator<Item = HumanBone> {
-        Self::ALL.into_iter().filter(move |b| b.parent() == Some(self))
+        Self::ALL
+            .into_iter()
+            .filter(move |b| b.parent() == Some(self))
     }
 
     /// Whether `profile` requires this bone.
@@ -250,7 +263,20 @@ impl HumanBone {
         use HumanBone::*;
         let vrm1 = matches!(
             self,
-            Hips | Spine | Head | LeftUpperArm | LeftLowerArm | LeftHand | RightUpperArm | RightLowerArm | RightHand | LeftUpperLeg | LeftLowerLeg | LeftFoot | RightUpperLeg | RightLowerLeg | RightFoot
+            Hips | Spine
+                | Head
+                | LeftUpperArm
+                | LeftLowerArm
+                | LeftHand
+                | RightUpperArm
+                | RightLowerArm
+                | RightHand
+                | LeftUpperLeg
+                | LeftLowerLeg
+                | LeftFoot
+                | RightUpperLeg
+                | RightLowerLeg
+                | RightFoot
         );
         match profile {
             Profile::ExtSkeletonHumanoid => false,
@@ -312,9 +338,21 @@ mod tests {
     fn names_are_the_spec_names() {
         // From the EXT_skeleton_humanoid bone table, first and last of each group.
         for name in [
-            "hips", "spine", "chest", "upperChest", "neck", "head", "leftEye", "rightEye", "jaw",
-            "leftShoulder", "rightHand", "leftThumbMetacarpal", "rightLittleDistal",
-            "leftUpperLeg", "rightToes",
+            "hips",
+            "spine",
+            "chest",
+            "upperChest",
+            "neck",
+            "head",
+            "leftEye",
+            "rightEye",
+            "jaw",
+            "leftShoulder",
+            "rightHand",
+            "leftThumbMetacarpal",
+            "rightLittleDistal",
+            "leftUpperLeg",
+            "rightToes",
         ] {
             let bone: HumanBone = name.parse().expect(name);
             assert_eq!(bone.as_str(), name);
@@ -342,8 +380,14 @@ mod tests {
         assert_eq!(RightThumbDistal.parent(), Some(RightThumbProximal));
         assert_eq!(LeftLittleProximal.parent(), Some(LeftHand));
         assert_eq!(RightUpperLeg.parent(), Some(Hips));
-        assert_eq!(LeftToes.ancestors().collect::<Vec<_>>(), [LeftFoot, LeftLowerLeg, LeftUpperLeg, Hips]);
-        assert_eq!(Head.children().collect::<Vec<_>>(), [LeftEye, RightEye, Jaw]);
+        assert_eq!(
+            LeftToes.ancestors().collect::<Vec<_>>(),
+            [LeftFoot, LeftLowerLeg, LeftUpperLeg, Hips]
+        );
+        assert_eq!(
+            Head.children().collect::<Vec<_>>(),
+            [LeftEye, RightEye, Jaw]
+        );
     }
 
     #[test]
@@ -357,14 +401,26 @@ mod tests {
 
     #[test]
     fn vrm0_thumbs_are_shifted() {
-        assert_eq!(HumanBone::LeftThumbMetacarpal.vrm0_name(), "leftThumbProximal");
-        assert_eq!(HumanBone::from_vrm0_name("rightThumbIntermediate"), Some(HumanBone::RightThumbProximal));
-        assert_eq!(HumanBone::from_vrm0_name("leftIndexProximal"), Some(HumanBone::LeftIndexProximal));
+        assert_eq!(
+            HumanBone::LeftThumbMetacarpal.vrm0_name(),
+            "leftThumbProximal"
+        );
+        assert_eq!(
+            HumanBone::from_vrm0_name("rightThumbIntermediate"),
+            Some(HumanBone::RightThumbProximal)
+        );
+        assert_eq!(
+            HumanBone::from_vrm0_name("leftIndexProximal"),
+            Some(HumanBone::LeftIndexProximal)
+        );
     }
 
     #[test]
     fn mirror_swaps_sides() {
-        assert_eq!(HumanBone::LeftRingDistal.mirror(), HumanBone::RightRingDistal);
+        assert_eq!(
+            HumanBone::LeftRingDistal.mirror(),
+            HumanBone::RightRingDistal
+        );
         assert_eq!(HumanBone::Jaw.mirror(), HumanBone::Jaw);
     }
 }

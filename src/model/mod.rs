@@ -4,7 +4,12 @@
 mod bone;
 pub mod clip;
 pub mod humanoid;
+pub mod mesh;
 pub mod skeleton;
 pub mod validate;
 
 pub use bone::{HumanBone, Profile};
+pub use clip::{Clip, Property, Track, TrackError, TrackTarget};
+pub use humanoid::{BoneMap, Humanoid, Meta, MissingBones, Socket, SocketKind};
+pub use skeleton::{JointId, RawJoint, Skeleton, SkeletonError, MAX_JOINTS};
+pub use validate::validate_bone_map;

@@ -1,5 +1,9 @@
 //! Pose math: transforms, sampling, the canonical T-pose and bone frames.
 
+pub mod normalized;
 pub mod sample;
 pub mod tpose;
 pub mod trs;
+
+pub use sample::{Cursor, Interpolation, KeyPosition, Keyframes, ValueKind};
+pub use trs::Trs;

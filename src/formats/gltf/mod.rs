@@ -1,1 +1,43 @@
 //! glTF 2.0 (`.gltf`, `.glb`): the lossless document layer and `EXT_skeleton_humanoid`.
+//!
+//! The document layer, one job per module:
+//!
+//! - [`json`]: the serde model of the JSON (key order, number literals and unknown properties
+//!   survive a round trip; [`json::Ordered`] keeps the key order);
+//! - [`glb`]: the binary container;
+//! - [`uri`]: `data:` URIs and external files, kept inside the input's folder;
+//! - [`document`]: [`Document`], the JSON plus the bytes of every buffer, read from a
+//!   memory-mapped file and written as GLB or `.gltf` (writers in `save.rs`);
+//! - [`validate`]: the validation pass (every problem with its JSON pointer);
+//! - [`accessor`]: accessor decoding.
+//!
+//! On top of it, the bridge to the canonical model:
+//!
+//! - [`ext_skeleton_humanoid`]: the extension's JSON (skeletons, channel targets, deltas);
+//! - [`humanoid`]: a document read into an [`Asset`](crate::Asset) (joints, bone maps, clips);
+//! - [`build`]: a new document built from the canonical model (the mannequin, later writers).
+//!
+//! ```no_run
+//! use humanoid::formats::gltf::{accessor, json::Index, Document};
+//! # fn main() -> Result<(), humanoid::Error> {
+//! let doc = Document::open("character.glb")?;
+//! let times = accessor::read_f32(&doc, Index::new(0))?;
+//! doc.write_glb("copy.glb".as_ref(), &[])?;
+//! # Ok(()) }
+//! ```
+
+pub mod accessor;
+pub mod build;
+pub mod document;
+pub mod ext_skeleton_humanoid;
+pub mod glb;
+pub mod humanoid;
+pub mod json;
+mod ordered;
+mod save;
+pub mod uri;
+pub mod validate;
+
+pub use document::{Bytes, Container, Document, Source};
+pub use humanoid::{format_of, read_asset, vrm_version};
+pub use save::Written;

@@ -1,0 +1,99 @@
+//! What a reader hands back in canonical terms: the skeleton, the humanoid bone maps declared
+//! on it, and the clips, with every diagnostic found on the way.
+
+use std::path::Path;
+
+use crate::error::{Diagnostics, Error};
+use crate::formats::{self, Format};
+use crate::model::clip::Clip;
+use crate::model::humanoid::BoneMap;
+use crate::model::skeleton::{JointId, Skeleton};
+
+/// A file read into the canonical model.
+#[derive(Debug, Clone)]
+pub struct Asset {
+    /// The format it was read from.
+    pub format: Format,
+    /// Every joint of the file (glTF: every node), parents first.
+    pub skeleton: Skeleton,
+    /// For each joint, its index in the file (glTF: the node index).
+    pub source_indices: Vec<usize>,
+    /// The humanoid skeletons declared on it (EXT_skeleton_humanoid allows several).
+    pub humanoids: Vec<HumanoidSkeleton>,
+    /// The clips; joint tracks refer to [`Asset::skeleton`].
+    pub clips: Vec<Clip>,
+}
+
+/// One humanoid skeleton declared in a file: a root joint and the bone map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HumanoidSkeleton {
+    /// The skeleton's root joint (EXT `rootNode`).
+    pub root: Option<JointId>,
+    /// Canonical bone → joint.
+    pub bones: BoneMap,
+}
+
+impl Asset {
+    /// The file's own index of `joint` (glTF: node index).
+    pub fn source_index(&self, joint: JointId) -> usize {
+        self.source_indices
+            .get(joint.index())
+            .copied()
+            .unwrap_or(joint.index())
+    }
+}
+
+/// An [`Asset`] and the diagnostics found while reading it.
+#[derive(Debug, Clone)]
+pub struct ReadOutcome {
+    /// What was read.
+    pub asset: Asset,
+    /// What was dropped, guessed or found wrong.
+    pub diagnostics: Diagnostics,
+}
+
+/// Reads any supported file into the canonical model; the format is recognised from the
+/// content (GLB magic, glTF JSON) and the extension.
+///
+/// # Errors
+/// The file cannot be read, is invalid, or is in a format that has no reader yet (the message
+/// names it).
+pub fn read(path: &Path) -> Result<ReadOutcome, Error> {
+    match input_format(path)? {
+        format if format.is_gltf_family() => formats::gltf::read_asset(path),
+        other => Err(Error::unsupported(format!(
+            "{}: reading {other} files is not built yet",
+            path.display()
+        ))),
+    }
+}
+
+/// The format of an input file, from its extension (glTF family: refined from the content by
+/// the glTF reader).
+///
+/// # Errors
+/// An extension no format claims.
+pub fn input_format(path: &Path) -> Result<Format, Error> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    Ok(match ext.as_str() {
+        "glb" => Format::Glb,
+        "gltf" => Format::Gltf,
+        "vrm" => Format::Vrm1,
+        "vrma" => Format::Vrma,
+        "x3d" => Format::X3d,
+        "x3dv" => Format::X3dv,
+        "wrl" => Format::Wrl,
+        "bvh" => Format::Bvh,
+        "tres" => Format::GodotBoneMap,
+        _ => {
+            return Err(Error::unsupported(format!(
+                "{}: unknown input format {ext:?} (known: .glb .gltf .vrm .vrma .x3d .x3dv .wrl .bvh .tres)",
+                path.display()
+            )))
+        }
+    })
+}

@@ -1,0 +1,15 @@
+//! `humanoid demo [-o DIR]`: writes the bundled mannequin.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::CliError;
+
+pub fn run(out: &mut impl Write, dir: &Path, force: bool) -> Result<ExitCode, CliError> {
+    let written = humanoid::demo::write_demo(dir, force)?;
+    for file in written {
+        writeln!(out, "wrote {}", file.display())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

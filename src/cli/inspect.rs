@@ -1,0 +1,17 @@
+//! `humanoid inspect FILE [--json]`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::{write_json, CliError};
+
+pub fn run(out: &mut impl Write, file: &Path, json: bool) -> Result<ExitCode, CliError> {
+    let inspection = humanoid::inspect::inspect(file)?;
+    if json {
+        write_json(out, &inspection)?;
+    } else {
+        inspection.write_text(out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,118 @@
+//! Subcommands. Each file turns its clap arguments into one library call and prints the
+//! result; no conversion logic lives here.
+
+mod convert;
+mod demo;
+mod inspect;
+mod validate;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Move humanoid characters and animations between glTF (EXT_skeleton_humanoid), VRM, H-Anim,
+/// Godot and rig conventions.
+#[derive(Debug, Parser)]
+#[command(name = "humanoid", version, about)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Show a file's format, humanoid skeletons, bone map, clips and diagnostics.
+    Inspect {
+        /// The file to read.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert a file to another format (the output extension or --to decides which).
+    Convert {
+        /// The input file.
+        input: PathBuf,
+        /// The output file (never the input; written through a temporary file).
+        output: PathBuf,
+        /// Output format: glb, gltf, vrm1, vrm0, vrma, x3d, x3dv, wrl, bvh, godot-bonemap,
+        /// godot-profile.
+        #[arg(long, value_name = "FORMAT")]
+        to: Option<String>,
+        /// Replace an existing output file.
+        #[arg(long)]
+        force: bool,
+        /// Print the diagnostics as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a file against its format's rules and the EXT_skeleton_humanoid hierarchy rules
+    /// (exit 1 when any error is found).
+    Validate {
+        /// The file to check.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the bundled mannequin (node channels and EXT_skeleton_humanoid channels).
+    Demo {
+        /// Output folder.
+        #[arg(short, long, default_value = "humanoid-demo")]
+        out: PathBuf,
+        /// Replace existing files.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+/// Runs one subcommand.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let mut out = io::stdout().lock();
+    match args.command {
+        Command::Inspect { file, json } => inspect::run(&mut out, &file, json),
+        Command::Convert {
+            input,
+            output,
+            to,
+            force,
+            json,
+        } => convert::run(&mut out, &input, &output, to.as_deref(), force, json),
+        Command::Validate { file, json } => validate::run(&mut out, &file, json),
+        Command::Demo { out: dir, force } => demo::run(&mut out, &dir, force),
+    }
+}
+
+/// What can stop a subcommand: the library's error or a failed write to stdout.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The library refused or failed.
+    #[error(transparent)]
+    Library(#[from] humanoid::Error),
+    /// Writing to stdout failed.
+    #[error("writing output: {0}")]
+    Output(#[from] io::Error),
+}
+
+/// Whether the error is a closed stdout (`humanoid inspect x | head`), which counts as success.
+pub fn is_broken_pipe(err: &CliError) -> bool {
+    matches!(err, CliError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe)
+}
+
+fn write_json(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(), CliError> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn print_diagnostics(
+    out: &mut impl Write,
+    diagnostics: &humanoid::Diagnostics,
+) -> Result<(), CliError> {
+    for diagnostic in diagnostics {
+        writeln!(out, "{diagnostic}")?;
+    }
+    Ok(())
+}

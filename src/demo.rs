@@ -1,0 +1,164 @@
+//! `humanoid demo`: the bundled mannequin in canonical terms, written as glTF.
+//!
+//! Two files: `mannequin.glb` (skinned mesh, 55-bone EXT skeleton, the clips as plain node
+//! channels) and `mannequin_ext_clips.glb` (the same character with the same clips as
+//! `EXT_skeleton_humanoid` channels, no `target.node`).
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+
+use crate::asset::HumanoidSkeleton;
+use crate::error::{Diagnostics, Error};
+use crate::formats::gltf;
+use crate::mannequin::{self, Mannequin, TrackPath};
+use crate::model::clip::{Clip, Property, Track, TrackTarget};
+use crate::model::humanoid::BoneMap;
+use crate::model::mesh::SkinnedMesh;
+use crate::model::skeleton::{RawJoint, Skeleton};
+use crate::pose::normalized::bone_tracks_from_joint_tracks;
+use crate::pose::sample::Interpolation;
+use crate::pose::trs::Trs;
+
+/// The mannequin in canonical terms.
+#[derive(Debug, Clone)]
+pub struct CanonicalMannequin {
+    /// Its skeleton (55 joints named after their bones).
+    pub skeleton: Skeleton,
+    /// Its humanoid skeleton (every bone mapped).
+    pub humanoid: HumanoidSkeleton,
+    /// Its skinned body.
+    pub mesh: SkinnedMesh,
+    /// `walk` and `wave`, as joint (node) tracks.
+    pub clips: Vec<Clip>,
+}
+
+/// Builds the mannequin into the canonical model.
+///
+/// # Errors
+/// Only if the generator produced inconsistent data (a bug; reported, never a panic).
+pub fn canonical_mannequin() -> Result<CanonicalMannequin, Error> {
+    let Mannequin {
+        joints,
+        mesh,
+        clips,
+    } = mannequin::build();
+    let bug = |what: String| Error::unsupported(format!("mannequin generator: {what}"));
+    let raw = joints
+        .iter()
+        .map(|j| RawJoint {
+            name: j.name.clone(),
+            parent: j.parent,
+            rest: Trs {
+                translation: j.translation,
+                rotation: j.rotation,
+                scale: Vec3::ONE,
+            },
+        })
+        .collect();
+    let (skeleton, joint_ids) = Skeleton::from_raw(raw).map_err(|e| bug(e.to_string()))?;
+    let id = |i: usize| {
+        joint_ids
+            .get(i)
+            .copied()
+            .ok_or_else(|| bug(format!("joint {i} out of range")))
+    };
+
+    let mut bones = BoneMap::default();
+    for (i, joint) in joints.iter().enumerate() {
+        bones.set(joint.bone, Some(id(i)?));
+    }
+    let humanoid = HumanoidSkeleton {
+        root: Some(id(0)?),
+        bones,
+    };
+    let joints_used = (0..joints.len()).map(id).collect::<Result<Vec<_>, _>>()?;
+    let mesh = SkinnedMesh {
+        name: "mannequin".into(),
+        positions: mesh.positions,
+        normals: mesh.normals,
+        joints: mesh.joints,
+        weights: mesh.weights,
+        indices: mesh.indices,
+        joints_used,
+        inverse_bind: mesh.inverse_bind,
+    };
+    let mut canonical_clips = Vec::new();
+    for clip in clips {
+        let mut out = Clip::new(clip.name);
+        for track in clip.tracks {
+            let property = match track.path {
+                TrackPath::Translation => Property::Translation,
+                TrackPath::Rotation => Property::Rotation,
+            };
+            let t = Track::new(
+                TrackTarget::Joint(id(track.joint)?),
+                property,
+                Interpolation::Linear,
+                track.times,
+                track.values,
+            )
+            .map_err(|e| bug(e.to_string()))?;
+            out.add_track(t);
+        }
+        canonical_clips.push(out);
+    }
+    Ok(CanonicalMannequin {
+        skeleton,
+        humanoid,
+        mesh,
+        clips: canonical_clips,
+    })
+}
+
+/// Writes `mannequin.glb` and `mannequin_ext_clips.glb` into `dir` (created if needed) and
+/// returns their paths.
+///
+/// # Errors
+/// A file exists and `force` is off, or writing fails.
+pub fn write_demo(dir: &Path, force: bool) -> Result<Vec<PathBuf>, Error> {
+    let m = canonical_mannequin()?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let nodes_path = dir.join("mannequin.glb");
+    let ext_path = dir.join("mannequin_ext_clips.glb");
+    for path in [&nodes_path, &ext_path] {
+        if path.exists() && !force {
+            return Err(Error::unsupported(format!(
+                "{}: the output exists; pass --force to replace it",
+                path.display()
+            )));
+        }
+    }
+    let humanoids = [m.humanoid.clone()];
+    let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"), " mannequin");
+    let built = gltf::build::build(&gltf::build::Scene {
+        skeleton: &m.skeleton,
+        humanoids: &humanoids,
+        mesh: Some(&m.mesh),
+        clips: &m.clips,
+        generator,
+    })?;
+    gltf::build::write_glb(&built, &nodes_path)?;
+
+    let mut diagnostics = Diagnostics::new();
+    let ext_clips: Vec<Clip> = m
+        .clips
+        .iter()
+        .map(|c| bone_tracks_from_joint_tracks(&m.skeleton, &m.humanoid.bones, c, &mut diagnostics))
+        .collect();
+    if !diagnostics.is_empty() {
+        return Err(Error::unsupported(format!(
+            "mannequin generator: clips did not convert cleanly to EXT channels: {:?}",
+            diagnostics
+        )));
+    }
+    let built = gltf::build::build(&gltf::build::Scene {
+        skeleton: &m.skeleton,
+        humanoids: &humanoids,
+        mesh: Some(&m.mesh),
+        clips: &ext_clips,
+        generator,
+    })?;
+    gltf::build::write_glb(&built, &ext_path)?;
+    Ok(vec![nodes_path, ext_path])
+}

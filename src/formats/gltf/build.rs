@@ -1,0 +1,329 @@
+//! Builds a new glTF document (JSON + one binary buffer) from the canonical model: a skeleton
+//! with its humanoid bone maps, an optional skinned mesh and clips. Joint tracks become node
+//! channels; bone tracks become `EXT_skeleton_humanoid` channels (no `target.node`) whose data
+//! are the deltas `D_b = F_b⁻¹ · n_b · F_b` in the canonical bone frames.
+
+use serde_json::{json, Map, Value};
+
+use super::ext_skeleton_humanoid::{self as ext, SkeletonDef};
+use crate::asset::HumanoidSkeleton;
+use crate::error::Error;
+use crate::model::clip::{Clip, Property, TrackTarget};
+use crate::model::mesh::SkinnedMesh;
+use crate::model::skeleton::Skeleton;
+use crate::pose::sample::Interpolation;
+
+const FLOAT: u32 = 5126;
+const UNSIGNED_SHORT: u32 = 5123;
+const UNSIGNED_INT: u32 = 5125;
+const ARRAY_BUFFER: u32 = 34962;
+const ELEMENT_ARRAY_BUFFER: u32 = 34963;
+
+/// What to put in a new glTF document.
+#[derive(Debug, Clone, Copy)]
+pub struct Scene<'a> {
+    /// Every joint becomes a node, in skeleton order (node index = joint index).
+    pub skeleton: &'a Skeleton,
+    /// Humanoid skeletons to declare with `EXT_skeleton_humanoid`.
+    pub humanoids: &'a [HumanoidSkeleton],
+    /// A skinned mesh to add (one node holding mesh 0 and skin 0).
+    pub mesh: Option<&'a SkinnedMesh>,
+    /// Clips; joint tracks → node channels, bone tracks → EXT channels.
+    pub clips: &'a [Clip],
+    /// `asset.generator`.
+    pub generator: &'a str,
+}
+
+/// The JSON root and the binary buffer of a new document.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The glTF JSON.
+    pub json: Value,
+    /// Buffer 0's bytes.
+    pub bin: Vec<u8>,
+}
+
+struct Writer {
+    bin: Vec<u8>,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+}
+
+impl Writer {
+    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+        while self.bin.len() % 4 != 0 {
+            self.bin.push(0);
+        }
+        let mut view =
+            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        if let Some(target) = target {
+            view["target"] = json!(target);
+        }
+        self.bin.extend_from_slice(bytes);
+        self.views.push(view);
+        self.views.len() - 1
+    }
+
+    fn floats(
+        &mut self,
+        values: &[f32],
+        kind: &str,
+        components: usize,
+        target: Option<u32>,
+        bounds: bool,
+    ) -> usize {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view = self.view(&bytes, target);
+        let count = values.len() / components.max(1);
+        let mut accessor =
+            json!({"bufferView": view, "componentType": FLOAT, "count": count, "type": kind});
+        if bounds && count > 0 {
+            let mut min = vec![f32::INFINITY; components];
+            let mut max = vec![f32::NEG_INFINITY; components];
+            for element in values.chunks_exact(components) {
+                for (c, v) in element.iter().enumerate() {
+                    min[c] = min[c].min(*v);
+                    max[c] = max[c].max(*v);
+                }
+            }
+            accessor["min"] = json!(min);
+            accessor["max"] = json!(max);
+        }
+        self.accessors.push(accessor);
+        self.accessors.len() - 1
+    }
+
+    fn integers(
+        &mut self,
+        bytes: Vec<u8>,
+        component_type: u32,
+        count: usize,
+        kind: &str,
+        target: Option<u32>,
+    ) -> usize {
+        let view = self.view(&bytes, target);
+        self.accessors.push(json!({"bufferView": view, "componentType": component_type, "count": count, "type": kind}));
+        self.accessors.len() - 1
+    }
+}
+
+/// Builds the document.
+///
+/// # Errors
+/// A track's values cannot be written (an unsupported property on a bone track).
+pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
+    let skeleton = scene.skeleton;
+    let mut w = Writer {
+        bin: Vec::new(),
+        views: Vec::new(),
+        accessors: Vec::new(),
+    };
+
+    let mut nodes: Vec<Value> = (0..skeleton.len())
+        .map(|i| {
+            let joint = skeleton.joint(i);
+            let rest = skeleton.rest_local(joint);
+            let mut node = Map::new();
+            node.insert("name".into(), json!(skeleton.name(joint)));
+            if rest.translation != glam::Vec3::ZERO {
+                node.insert("translation".into(), json!(rest.translation.to_array()));
+            }
+            if rest.rotation != glam::Quat::IDENTITY {
+                node.insert(
+                    "rotation".into(),
+                    json!(rest.rotation.normalize().to_array()),
+                );
+            }
+            if rest.scale != glam::Vec3::ONE {
+                node.insert("scale".into(), json!(rest.scale.to_array()));
+            }
+            let children: Vec<usize> = skeleton.children(joint).map(|c| c.index()).collect();
+            if !children.is_empty() {
+                node.insert("children".into(), json!(children));
+            }
+            Value::Object(node)
+        })
+        .collect();
+    let mut scene_nodes: Vec<usize> = (0..skeleton.len())
+        .filter(|&i| skeleton.parent(skeleton.joint(i)).is_none())
+        .collect();
+
+    let mut root = Map::new();
+    root.insert(
+        "asset".into(),
+        json!({"version": "2.0", "generator": scene.generator}),
+    );
+    if !scene.humanoids.is_empty() {
+        root.insert("extensionsUsed".into(), json!([ext::NAME]));
+    }
+
+    if let Some(mesh) = scene.mesh {
+        let positions: Vec<f32> = mesh.positions.iter().flatten().copied().collect();
+        let normals: Vec<f32> = mesh.normals.iter().flatten().copied().collect();
+        let weights: Vec<f32> = mesh.weights.iter().flatten().copied().collect();
+        let position = w.floats(&positions, "VEC3", 3, Some(ARRAY_BUFFER), true);
+        let normal = w.floats(&normals, "VEC3", 3, Some(ARRAY_BUFFER), false);
+        let joints_bytes: Vec<u8> = mesh
+            .joints
+            .iter()
+            .flatten()
+            .flat_map(|j| j.to_le_bytes())
+            .collect();
+        let joints = w.integers(
+            joints_bytes,
+            UNSIGNED_SHORT,
+            mesh.joints.len(),
+            "VEC4",
+            Some(ARRAY_BUFFER),
+        );
+        let weight = w.floats(&weights, "VEC4", 4, Some(ARRAY_BUFFER), false);
+        let index_bytes: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let indices = w.integers(
+            index_bytes,
+            UNSIGNED_INT,
+            mesh.indices.len(),
+            "SCALAR",
+            Some(ELEMENT_ARRAY_BUFFER),
+        );
+        let ibm: Vec<f32> = mesh
+            .inverse_bind
+            .iter()
+            .flat_map(|m| m.to_cols_array())
+            .collect();
+        let ibm = w.floats(&ibm, "MAT4", 16, None, false);
+        let skeleton_root = scene
+            .humanoids
+            .first()
+            .and_then(|h| h.root)
+            .or_else(|| mesh.joints_used.first().copied());
+        let mut skin = json!({
+            "inverseBindMatrices": ibm,
+            "joints": mesh.joints_used.iter().map(|j| j.index()).collect::<Vec<_>>(),
+        });
+        if let Some(r) = skeleton_root {
+            skin["skeleton"] = json!(r.index());
+        }
+        root.insert("materials".into(), json!([{
+            "name": "mannequin grey",
+            "pbrMetallicRoughness": {"baseColorFactor": [0.72, 0.74, 0.78, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.6}
+        }]));
+        root.insert("meshes".into(), json!([{
+            "name": mesh.name,
+            "primitives": [{
+                "attributes": {"POSITION": position, "NORMAL": normal, "JOINTS_0": joints, "WEIGHTS_0": weight},
+                "indices": indices,
+                "material": 0
+            }]
+        }]));
+        root.insert("skins".into(), json!([skin]));
+        nodes.push(json!({"name": mesh.name, "mesh": 0, "skin": 0}));
+        scene_nodes.push(nodes.len() - 1);
+    }
+
+    let mut animations = Vec::new();
+    for clip in scene.clips {
+        animations.push(animation(&mut w, clip)?);
+    }
+
+    root.insert("scene".into(), json!(0));
+    root.insert(
+        "scenes".into(),
+        json!([{"name": "humanoid", "nodes": scene_nodes}]),
+    );
+    root.insert("nodes".into(), Value::Array(nodes));
+    if !animations.is_empty() {
+        root.insert("animations".into(), Value::Array(animations));
+    }
+    if !w.accessors.is_empty() {
+        root.insert("accessors".into(), Value::Array(w.accessors));
+        root.insert("bufferViews".into(), Value::Array(w.views));
+        root.insert("buffers".into(), json!([{"byteLength": w.bin.len()}]));
+    }
+    if !scene.humanoids.is_empty() {
+        let defs: Vec<SkeletonDef> = scene
+            .humanoids
+            .iter()
+            .map(|h| SkeletonDef {
+                root_node: h.root.map(|r| r.index()).unwrap_or(0),
+                bones: h
+                    .bones
+                    .iter()
+                    .map(|(bone, joint)| (bone, joint.index()))
+                    .collect(),
+            })
+            .collect();
+        root.insert(
+            "extensions".into(),
+            json!({ ext::NAME: ext::write_root(&defs) }),
+        );
+    }
+    while w.bin.len() % 4 != 0 {
+        w.bin.push(0);
+    }
+    Ok(Built {
+        json: Value::Object(root),
+        bin: w.bin,
+    })
+}
+
+fn animation(w: &mut Writer, clip: &Clip) -> Result<Value, Error> {
+    let mut samplers = Vec::new();
+    let mut channels = Vec::new();
+    // Tracks with identical key times share one input accessor.
+    let mut inputs: Vec<(Vec<f32>, usize)> = Vec::new();
+    for track in clip.tracks() {
+        let times = track.times();
+        let input = match inputs.iter().find(|(t, _)| t.as_slice() == times) {
+            Some((_, accessor)) => *accessor,
+            None => {
+                let accessor = w.floats(times, "SCALAR", 1, None, true);
+                inputs.push((times.to_vec(), accessor));
+                accessor
+            }
+        };
+        let (path, kind, components) = match track.property() {
+            Property::Translation => ("translation", "VEC3", 3),
+            Property::Rotation => ("rotation", "VEC4", 4),
+            Property::Scale => ("scale", "VEC3", 3),
+            Property::Weights(_) => ("weights", "SCALAR", 1),
+        };
+        let values = match track.target() {
+            TrackTarget::Joint(_) => track.values().to_vec(),
+            TrackTarget::Bone(bone) => ext::deltas_from_canonical(
+                bone,
+                track.property(),
+                track.interpolation(),
+                track.values(),
+            )
+            .map_err(Error::unsupported)?,
+        };
+        let output = w.floats(&values, kind, components, None, false);
+        let interpolation = match track.interpolation() {
+            Interpolation::Step => "STEP",
+            Interpolation::Linear => "LINEAR",
+            Interpolation::CubicSpline => "CUBICSPLINE",
+        };
+        samplers.push(json!({"input": input, "output": output, "interpolation": interpolation}));
+        let sampler = samplers.len() - 1;
+        let target = match track.target() {
+            TrackTarget::Joint(joint) => json!({"node": joint.index(), "path": path}),
+            TrackTarget::Bone(bone) => {
+                json!({"path": path, "extensions": ext::channel_extension(bone)})
+            }
+        };
+        channels.push(json!({"sampler": sampler, "target": target}));
+    }
+    Ok(json!({"name": clip.name, "channels": channels, "samplers": samplers}))
+}
+
+/// Writes a [`Built`] document as a GLB file (through a temporary file, validated first).
+///
+/// # Errors
+/// The built JSON does not fit the glTF model or fails validation (a bug in the builder), or
+/// writing fails.
+pub fn write_glb(built: &Built, path: &std::path::Path) -> Result<super::Written, Error> {
+    let root = serde_json::from_value(built.json.clone())
+        .map_err(|e| Error::unsupported(format!("built glTF JSON does not fit the model: {e}")))?;
+    let document = super::Document::from_parts(root, vec![built.bin.clone()], path)?;
+    document.write_glb(path, &[])
+}

@@ -1,0 +1,550 @@
+//! A glTF [`Document`] read into the canonical model: every node becomes a joint, each
+//! `EXT_skeleton_humanoid` skeleton a bone map, each animation a [`Clip`].
+//!
+//! # What is checked here (beyond the document layer's structural pass)
+//!
+//! - The EXT hierarchy rules ([`validate_bone_map`]), `rootNode` an ancestor of (or the same
+//!   node as) `hips` (`EXT_ROOT_NOT_ANCESTOR`), humanoid bones that are not joints of any skin
+//!   (`EXT_BONE_NOT_JOINT`, a warning: `docs/conventions.md` §5), the extension present but
+//!   not listed in `extensionsUsed` (`EXT_NOT_DECLARED`).
+//! - The MUSTs on EXT channels: a sampler shared with a plain channel (`EXT_SAMPLER_SHARED`),
+//!   a path other than rotation/translation/scale (`EXT_CHANNEL_PATH`), and two channels on the
+//!   same bone and path (`EXT_DUPLICATE_CHANNEL`); glTF's own rule that a node and path is
+//!   animated once per animation (`GLTF_DUPLICATE_TARGET`).
+//! - Keyframes: times finite and strictly increasing, values finite (a NaN stops the read
+//!   with the sampler's JSON pointer), accessor types matching the path.
+//! - Inverse bind matrices against the node rest pose (`GLTF_BIND_POSE_DIFFERS`, a note: the
+//!   node rest stays the reference, research §1.4 A2).
+//!
+//! EXT channel data are deltas in the canonical bone frames; they become bone tracks of
+//! normalized rotations (`n = F · D · F⁻¹`, see [`ext::canonical_from_deltas`]).
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::accessor::{self, ElementType};
+use super::document::{Container, Document};
+use super::ext_skeleton_humanoid::{self as ext, ChannelBone};
+use super::json::{floats, Animation, Index, Node};
+use crate::asset::{Asset, HumanoidSkeleton, ReadOutcome};
+use crate::error::{Diagnostics, Error, Location};
+use crate::formats::Format;
+use crate::model::clip::{Clip, Property, Track, TrackTarget};
+use crate::model::humanoid::BoneMap;
+use crate::model::skeleton::{JointId, RawJoint, Skeleton};
+use crate::model::validate::validate_bone_map;
+use crate::model::HumanBone;
+use crate::pose::sample::Interpolation;
+use crate::pose::trs::Trs;
+
+/// The root extension of VRM 1.0.
+pub const VRMC_VRM: &str = "VRMC_vrm";
+/// The root extension of VRM 0.x.
+pub const VRM0: &str = "VRM";
+/// The root extension of VRM animation.
+pub const VRMC_VRM_ANIMATION: &str = "VRMC_vrm_animation";
+
+/// Reads a `.gltf`, `.glb`, `.vrm` or `.vrma` file into the canonical model.
+///
+/// # Errors
+/// The file cannot be read or is invalid (see [`Document::open`] and the module docs).
+pub fn read_asset(path: &Path) -> Result<ReadOutcome, Error> {
+    asset_from_document(&Document::open(path)?)
+}
+
+/// The VRM flavour a document declares: VRM 1.0 (`VRMC_vrm`), VRM 0.x (`VRM`) or VRM
+/// animation (`VRMC_vrm_animation`); `None` for plain glTF.
+pub fn vrm_version(document: &Document) -> Option<Format> {
+    let extensions = document.root.extensions.as_ref()?;
+    if extensions.contains_key(VRMC_VRM) {
+        Some(Format::Vrm1)
+    } else if extensions.contains_key(VRM0) {
+        Some(Format::Vrm0)
+    } else if extensions.contains_key(VRMC_VRM_ANIMATION) {
+        Some(Format::Vrma)
+    } else {
+        None
+    }
+}
+
+/// The format of a document: its VRM flavour, else its container.
+pub fn format_of(document: &Document) -> Format {
+    vrm_version(document).unwrap_or(match document.container() {
+        Container::Glb => Format::Glb,
+        Container::Gltf => Format::Gltf,
+    })
+}
+
+/// Builds the canonical [`Asset`] of a document (see the module docs for what is checked).
+///
+/// # Errors
+/// [`Error::Invalid`] with a JSON pointer: a malformed `EXT_skeleton_humanoid` object, an
+/// unknown interpolation, an accessor of the wrong type for its path, keyframes that are not
+/// finite or not increasing.
+pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
+    let mut diagnostics = document.diagnostics().clone();
+    let (skeleton, ids) = skeleton(document)?;
+    let mut source_indices = vec![0; ids.len()];
+    for (node, id) in ids.iter().enumerate() {
+        if let Some(slot) = source_indices.get_mut(id.index()) {
+            *slot = node;
+        }
+    }
+    let humanoids = humanoids(document, &skeleton, &ids, &mut diagnostics)?;
+    check_bind_pose(document, &skeleton, &ids, &mut diagnostics);
+    let mut clips = Vec::with_capacity(document.root.animations.len());
+    for (a, animation) in document.root.animations.iter().enumerate() {
+        clips.push(clip(document, a, animation, &ids, &mut diagnostics)?);
+    }
+    Ok(ReadOutcome {
+        asset: Asset {
+            format: format_of(document),
+            skeleton,
+            source_indices,
+            humanoids,
+            clips,
+        },
+        diagnostics,
+    })
+}
+
+/// Every node as a joint (node `i` is joint `ids[i]`).
+fn skeleton(document: &Document) -> Result<(Skeleton, Vec<JointId>), Error> {
+    let nodes = &document.root.nodes;
+    let mut parents: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        for child in &node.children {
+            if let Some(slot) = parents.get_mut(child.as_usize()) {
+                *slot = Some(i);
+            }
+        }
+    }
+    let raw = nodes
+        .iter()
+        .zip(parents)
+        .map(|(node, parent)| RawJoint {
+            name: node.name.clone().unwrap_or_default(),
+            parent,
+            rest: rest_of(node),
+        })
+        .collect();
+    Skeleton::from_raw(raw).map_err(|e| {
+        Error::invalid(
+            document.path(),
+            Location::JsonPointer("/nodes".into()),
+            e.to_string(),
+        )
+    })
+}
+
+/// A node's local rest transform (its matrix decomposed, or its TRS with glTF's defaults).
+/// Rotations are normalized for the math; the document keeps them as written.
+fn rest_of(node: &Node) -> Trs {
+    if let Some(matrix) = &node.matrix {
+        let m = floats(matrix).map(|v| v as f32);
+        return Trs::from_mat4(Mat4::from_cols_array(&m));
+    }
+    let translation = node
+        .translation
+        .as_ref()
+        .map_or(Vec3::ZERO, |t| Vec3::from(floats(t).map(|v| v as f32)));
+    let rotation = node.rotation.as_ref().map_or(Quat::IDENTITY, |r| {
+        let [x, y, z, w] = floats(r).map(|v| v as f32);
+        let q = Quat::from_xyzw(x, y, z, w);
+        if q.length_squared() > 0.0 {
+            q.normalize()
+        } else {
+            Quat::IDENTITY
+        }
+    });
+    let scale = node
+        .scale
+        .as_ref()
+        .map_or(Vec3::ONE, |s| Vec3::from(floats(s).map(|v| v as f32)));
+    Trs::new(translation, rotation, scale)
+}
+
+fn joint_of(ids: &[JointId], node: usize) -> Option<JointId> {
+    ids.get(node).copied()
+}
+
+/// The `EXT_skeleton_humanoid` skeletons, checked.
+fn humanoids(
+    document: &Document,
+    skeleton: &Skeleton,
+    ids: &[JointId],
+    diagnostics: &mut Diagnostics,
+) -> Result<Vec<HumanoidSkeleton>, Error> {
+    let root = &document.root;
+    let Some(value) = root.extensions.as_ref().and_then(|e| e.get(ext::NAME)) else {
+        return Ok(Vec::new());
+    };
+    if !root.extensions_used.iter().any(|e| e == ext::NAME) {
+        diagnostics.warn(
+            "EXT_NOT_DECLARED",
+            "/extensionsUsed",
+            format!("{} is used but not listed in extensionsUsed", ext::NAME),
+        );
+    }
+    let defs = ext::read_root(value, root.nodes.len(), document.path(), diagnostics)?;
+    let skin_joints: HashSet<usize> = root
+        .skins
+        .iter()
+        .flat_map(|skin| skin.joints.iter().map(|j| j.as_usize()))
+        .collect();
+    let mut out = Vec::with_capacity(defs.len());
+    for (s, def) in defs.iter().enumerate() {
+        let pointer = format!("/extensions/{}/humanoidSkeletons/{s}", ext::NAME);
+        let mut bones = BoneMap::new();
+        for &(bone, node) in &def.bones {
+            bones.set(bone, joint_of(ids, node));
+        }
+        for mut found in validate_bone_map(skeleton, &bones).iter().cloned() {
+            if found.location.is_empty() {
+                found.location = pointer.clone();
+            }
+            diagnostics.push(found.code, found.severity, found.location, found.message);
+        }
+        let root_joint = joint_of(ids, def.root_node);
+        if let (Some(root_joint), Some(hips)) = (root_joint, bones.get(HumanBone::Hips)) {
+            if root_joint != hips && !skeleton.is_ancestor(root_joint, hips) {
+                diagnostics.error(
+                    "EXT_ROOT_NOT_ANCESTOR",
+                    format!("{pointer}/rootNode"),
+                    format!(
+                        "rootNode {} ({:?}) is not an ancestor of the hips node {} ({:?})",
+                        def.root_node,
+                        skeleton.name(root_joint),
+                        def.node(HumanBone::Hips).unwrap_or_default(),
+                        skeleton.name(hips)
+                    ),
+                );
+            }
+        }
+        let not_joints: Vec<&str> = def
+            .bones
+            .iter()
+            .filter(|(_, node)| !skin_joints.contains(node))
+            .map(|(bone, _)| bone.as_str())
+            .collect();
+        if !not_joints.is_empty() {
+            let what = if root.skins.is_empty() {
+                "the file has no skin".to_owned()
+            } else {
+                format!("not joints of any skin: {}", shorten(&not_joints, 8))
+            };
+            diagnostics.warn(
+                "EXT_BONE_NOT_JOINT",
+                format!("{pointer}/humanoidBones"),
+                format!(
+                    "{} of {} humanoid bones are not joint nodes ({what}); EXT_skeleton_humanoid says they MUST be. Read anyway: the node rest pose is the reference",
+                    not_joints.len(),
+                    def.bones.len()
+                ),
+            );
+        }
+        out.push(HumanoidSkeleton {
+            root: root_joint,
+            bones,
+        });
+    }
+    Ok(out)
+}
+
+fn shorten(items: &[&str], shown: usize) -> String {
+    let mut text = items
+        .iter()
+        .take(shown)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > shown {
+        text.push_str(&format!(" and {} more", items.len() - shown));
+    }
+    text
+}
+
+/// Compares each skin's inverse bind matrices with the node rest pose: `rest_world_j · IBM_j`
+/// must be one constant matrix per skin (the bind-shape matrix) when the skin was bound in the
+/// rest pose. Disagreement is a note, not an error: the node rest is the reference.
+fn check_bind_pose(
+    document: &Document,
+    skeleton: &Skeleton,
+    ids: &[JointId],
+    diagnostics: &mut Diagnostics,
+) {
+    for (s, skin) in document.root.skins.iter().enumerate() {
+        let Some(ibm_index) = skin.inverse_bind_matrices else {
+            continue;
+        };
+        let pointer = format!("/skins/{s}/inverseBindMatrices");
+        let matrices = match accessor::read_f32(document, ibm_index) {
+            Ok(values) => values,
+            Err(e) => {
+                diagnostics.warn("GLTF_SKIN_IBM", pointer, e.to_string());
+                continue;
+            }
+        };
+        if matrices.len() < skin.joints.len().saturating_mul(16) {
+            diagnostics.warn(
+                "GLTF_SKIN_IBM",
+                pointer,
+                format!(
+                    "{} matrices for {} joints",
+                    matrices.len() / 16,
+                    skin.joints.len()
+                ),
+            );
+            continue;
+        }
+        let mut reference: Option<Trs> = None;
+        let (mut worst_angle, mut worst_joint, mut differing) = (0f32, 0usize, 0usize);
+        for (j, (node, m)) in skin
+            .joints
+            .iter()
+            .zip(matrices.chunks_exact(16))
+            .enumerate()
+        {
+            let Some(joint) = joint_of(ids, node.as_usize()) else {
+                continue;
+            };
+            let Ok(m) = <[f32; 16]>::try_from(m) else {
+                continue;
+            };
+            let shape =
+                Trs::from_mat4(skeleton.rest_world(joint).to_mat4() * Mat4::from_cols_array(&m));
+            if !shape.is_finite() {
+                continue;
+            }
+            let reference = *reference.get_or_insert(shape);
+            let angle = reference
+                .rotation
+                .angle_between(shape.rotation)
+                .to_degrees();
+            if angle > 0.5 {
+                differing += 1;
+                if angle > worst_angle {
+                    worst_angle = angle;
+                    worst_joint = j;
+                }
+            }
+        }
+        if differing > 0 {
+            let name = skin
+                .joints
+                .get(worst_joint)
+                .and_then(|n| joint_of(ids, n.as_usize()))
+                .map(|j| skeleton.name(j).to_owned())
+                .unwrap_or_default();
+            diagnostics.info(
+                "GLTF_BIND_POSE_DIFFERS",
+                pointer,
+                format!(
+                    "the inverse bind matrices describe another pose than the nodes' rest: {differing} of {} joints turned by up to {worst_angle:.1}° ({name:?}); the node rest pose is the reference",
+                    skin.joints.len()
+                ),
+            );
+        }
+    }
+}
+
+/// One animation as a clip.
+fn clip(
+    document: &Document,
+    a: usize,
+    animation: &Animation,
+    ids: &[JointId],
+    diagnostics: &mut Diagnostics,
+) -> Result<Clip, Error> {
+    let file = document.path();
+    let mut clip = Clip::new(
+        animation
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("animation {a}")),
+    );
+    let mut ext_samplers: HashSet<usize> = HashSet::new();
+    let mut plain_samplers: HashSet<usize> = HashSet::new();
+    let mut seen_bones: HashMap<(HumanBone, String), usize> = HashMap::new();
+    let mut seen_nodes: HashMap<(usize, String), usize> = HashMap::new();
+    for (c, channel) in animation.channels.iter().enumerate() {
+        let pointer = format!("/animations/{a}/channels/{c}");
+        let target = &channel.target;
+        let path = target.path.as_str();
+        let s = channel.sampler.as_usize();
+        let bone = match ext::channel_bone(target.extensions.as_ref()) {
+            ChannelBone::None => None,
+            ChannelBone::Bone(bone) => Some(bone),
+            ChannelBone::Invalid(message) => {
+                diagnostics.error(
+                    "EXT_CHANNEL_BONE",
+                    format!("{pointer}/target/extensions/{}", ext::NAME),
+                    format!("{message}; channel not read"),
+                );
+                continue;
+            }
+        };
+        let target = match (bone, target.node) {
+            (Some(bone), node) => {
+                ext_samplers.insert(s);
+                if node.is_some() {
+                    diagnostics.warn(
+                        "EXT_CHANNEL_WITH_NODE",
+                        format!("{pointer}/target/node"),
+                        format!("the channel targets both a node and the humanoid bone {bone}: read as an EXT_skeleton_humanoid delta (readers without the extension will apply it to the node as an absolute value)"),
+                    );
+                }
+                if !matches!(path, "rotation" | "translation" | "scale") {
+                    diagnostics.error(
+                        "EXT_CHANNEL_PATH",
+                        format!("{pointer}/target/path"),
+                        format!("an EXT_skeleton_humanoid channel's path MUST be rotation, translation or scale, found {path:?}; channel not read"),
+                    );
+                    continue;
+                }
+                if let Some(first) = seen_bones.insert((bone, path.to_owned()), c) {
+                    diagnostics.error(
+                        "EXT_DUPLICATE_CHANNEL",
+                        pointer.clone(),
+                        format!("channels {first} and {c} both animate the {path} of {bone}"),
+                    );
+                }
+                TrackTarget::Bone(bone)
+            }
+            (None, Some(node)) => {
+                plain_samplers.insert(s);
+                if let Some(first) = seen_nodes.insert((node.as_usize(), path.to_owned()), c) {
+                    diagnostics.error(
+                        "GLTF_DUPLICATE_TARGET",
+                        pointer.clone(),
+                        format!("channels {first} and {c} both animate the {path} of node {node}"),
+                    );
+                }
+                match joint_of(ids, node.as_usize()) {
+                    Some(joint) => TrackTarget::Joint(joint),
+                    None => continue,
+                }
+            }
+            (None, None) => {
+                let by = target
+                    .extensions
+                    .as_ref()
+                    .and_then(|e| e.keys().next().cloned())
+                    .unwrap_or_else(|| "nothing".into());
+                diagnostics.info(
+                    "CHANNEL_NOT_READ",
+                    pointer.clone(),
+                    format!("the channel has no node and is targeted by {by}: not read into the clip (kept as is by glTF-to-glTF conversion)"),
+                );
+                continue;
+            }
+        };
+        let property = match path {
+            "translation" => Property::Translation,
+            "rotation" => Property::Rotation,
+            "scale" => Property::Scale,
+            "weights" => Property::Weights(0),
+            other => {
+                diagnostics.info(
+                    "CHANNEL_NOT_READ",
+                    format!("{pointer}/target/path"),
+                    format!("path {other:?} is not a node property: not read into the clip (kept as is by glTF-to-glTF conversion)"),
+                );
+                continue;
+            }
+        };
+        let Some(sampler) = animation.samplers.get(s) else {
+            continue;
+        };
+        let sampler_pointer = format!("/animations/{a}/samplers/{s}");
+        let invalid =
+            |at: String, message: String| Error::invalid(file, Location::JsonPointer(at), message);
+        let interpolation = match sampler.interpolation.as_deref() {
+            None => Interpolation::Linear,
+            Some(text) => text
+                .parse::<Interpolation>()
+                .map_err(|e| invalid(format!("{sampler_pointer}/interpolation"), e.to_string()))?,
+        };
+        expect_type(
+            document,
+            sampler.input,
+            &[ElementType::Scalar],
+            &format!("{sampler_pointer}/input"),
+            "key times",
+        )?;
+        let expected = match property {
+            Property::Rotation => ElementType::Vec4,
+            Property::Translation | Property::Scale => ElementType::Vec3,
+            Property::Weights(_) => ElementType::Scalar,
+        };
+        expect_type(
+            document,
+            sampler.output,
+            &[expected],
+            &format!("{sampler_pointer}/output"),
+            path,
+        )?;
+        let times = accessor::read_f32(document, sampler.input)?;
+        let mut values = accessor::read_f32(document, sampler.output)?;
+        let property = match property {
+            Property::Weights(_) => {
+                let per_key = times.len().saturating_mul(interpolation.elements_per_key());
+                if per_key == 0 || values.len() % per_key != 0 {
+                    return Err(invalid(
+                        format!("{sampler_pointer}/output"),
+                        format!("{} morph weights cannot be split evenly over {} keys ({interpolation})", values.len(), times.len()),
+                    ));
+                }
+                Property::Weights(values.len() / per_key)
+            }
+            other => other,
+        };
+        if let TrackTarget::Bone(bone) = target {
+            values = ext::canonical_from_deltas(bone, property, interpolation, &values)
+                .map_err(|m| invalid(pointer.clone(), m))?;
+        }
+        let track = Track::new(target, property, interpolation, times, values).map_err(|e| {
+            invalid(
+                sampler_pointer.clone(),
+                format!("channel {c} ({path}): {e}"),
+            )
+        })?;
+        clip.add_track(track);
+    }
+    for s in ext_samplers.intersection(&plain_samplers) {
+        diagnostics.error(
+            "EXT_SAMPLER_SHARED",
+            format!("/animations/{a}/samplers/{s}"),
+            "the sampler is used by an EXT_skeleton_humanoid channel and by a plain channel; the spec says it MUST NOT be (EXT data are deltas, plain data absolute values)",
+        );
+    }
+    Ok(clip)
+}
+
+fn expect_type(
+    document: &Document,
+    index: Index<super::json::Accessor>,
+    allowed: &[ElementType],
+    pointer: &str,
+    what: &str,
+) -> Result<(), Error> {
+    let info = accessor::info(document, index)?;
+    if allowed.contains(&info.element) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        document.path(),
+        Location::JsonPointer(pointer.to_owned()),
+        format!(
+            "accessor {index} holds {} elements; {what} need {}",
+            info.element,
+            allowed
+                .iter()
+                .map(|e| e.as_str())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+    ))
+}

@@ -1,0 +1,253 @@
+//! `inspect` and `validate`: what a file holds (format, humanoid skeletons, the 55-bone table,
+//! clips) and every diagnostic found while reading it.
+//!
+//! The JSON form (`inspect --json`) is a stable schema:
+//!
+//! ```text
+//! { "file": str, "format": "glb"|"gltf"|"vrm1"|"vrm0"|"vrma"|...,
+//!   "joints": int,                      // nodes/joints in the skeleton
+//!   "skeletons": [ { "root": {"node": int, "name": str}|null,
+//!                    "mapped": int,     // bones mapped
+//!                    "missing_required": [bone...],   // for the format's profile
+//!                    "bones": [ {"bone": str, "node": int|null, "name": str|null,
+//!                                "required": bool} ... 55 rows, parents first ] } ],
+//!   "clips": [ {"name": str, "duration": float, "tracks": int,
+//!               "node_tracks": int, "bone_tracks": int} ],
+//!   "diagnostics": [ {"code": str, "severity": "info"|"warning"|"error",
+//!                     "location": str, "message": str} ] }
+//! ```
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::asset::{read, Asset};
+use crate::error::{Diagnostics, Error};
+use crate::formats::Format;
+use crate::model::clip::TrackTarget;
+use crate::model::{HumanBone, Profile};
+
+/// What `inspect` reports about a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Inspection {
+    /// The file inspected.
+    pub file: String,
+    /// Its format (`--to` name).
+    pub format: String,
+    /// Joints (glTF: nodes) in the file's skeleton.
+    pub joints: usize,
+    /// One entry per humanoid skeleton the file declares.
+    pub skeletons: Vec<SkeletonReport>,
+    /// The file's clips.
+    pub clips: Vec<ClipReport>,
+    /// Everything found while reading.
+    pub diagnostics: Diagnostics,
+}
+
+/// One humanoid skeleton: its root and the 55-bone table.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkeletonReport {
+    /// The skeleton's root joint.
+    pub root: Option<JointRef>,
+    /// How many of the 55 bones are mapped.
+    pub mapped: usize,
+    /// Bones the format's profile requires that are missing.
+    pub missing_required: Vec<String>,
+    /// All 55 bones, parents first.
+    pub bones: Vec<BoneRow>,
+}
+
+/// A joint by index and name.
+#[derive(Debug, Clone, Serialize)]
+pub struct JointRef {
+    /// The joint's index in the file (glTF: node index).
+    pub node: usize,
+    /// Its name.
+    pub name: String,
+}
+
+/// One row of the bone table.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoneRow {
+    /// Canonical bone name.
+    pub bone: &'static str,
+    /// The node index it maps to, if mapped.
+    pub node: Option<usize>,
+    /// The node's name, if mapped.
+    pub name: Option<String>,
+    /// Whether the format's profile requires this bone.
+    pub required: bool,
+}
+
+/// One clip.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClipReport {
+    /// Clip name.
+    pub name: String,
+    /// Duration in seconds (last key time).
+    pub duration: f32,
+    /// All tracks.
+    pub tracks: usize,
+    /// Tracks that target a joint (glTF `target.node`).
+    pub node_tracks: usize,
+    /// Tracks that target a humanoid bone (EXT_skeleton_humanoid channels).
+    pub bone_tracks: usize,
+}
+
+/// Reads `path` and reports what it holds.
+///
+/// # Errors
+/// The file cannot be read or is structurally invalid.
+pub fn inspect(path: &Path) -> Result<Inspection, Error> {
+    let read = read(path)?;
+    Ok(Inspection::new(path, &read.asset, read.diagnostics))
+}
+
+/// Reads `path` and returns every diagnostic; a caller treats any error-severity one as
+/// "invalid".
+///
+/// # Errors
+/// The file cannot be read or is structurally invalid (that is also "invalid").
+pub fn validate(path: &Path) -> Result<Diagnostics, Error> {
+    Ok(read(path)?.diagnostics)
+}
+
+fn profile(format: Format) -> Profile {
+    match format {
+        Format::Vrm1 | Format::Vrma => Profile::Vrm1,
+        Format::Vrm0 => Profile::Vrm0,
+        Format::GodotBoneMap | Format::GodotProfile => Profile::Godot,
+        _ => Profile::ExtSkeletonHumanoid,
+    }
+}
+
+impl Inspection {
+    /// The report for an asset read from `path`.
+    pub fn new(path: &Path, asset: &Asset, diagnostics: Diagnostics) -> Inspection {
+        let profile = profile(asset.format);
+        let skeleton = &asset.skeleton;
+        let joint_ref = |joint| JointRef {
+            node: asset.source_index(joint),
+            name: skeleton.name(joint).to_owned(),
+        };
+        let skeletons = asset
+            .humanoids
+            .iter()
+            .map(|h| {
+                let bones: Vec<BoneRow> = HumanBone::ALL
+                    .iter()
+                    .map(|&bone| {
+                        let joint = h.bones.get(bone);
+                        BoneRow {
+                            bone: bone.as_str(),
+                            node: joint.map(|j| asset.source_index(j)),
+                            name: joint.map(|j| skeleton.name(j).to_owned()),
+                            required: bone.is_required(profile),
+                        }
+                    })
+                    .collect();
+                SkeletonReport {
+                    root: h.root.map(joint_ref),
+                    mapped: bones.iter().filter(|b| b.node.is_some()).count(),
+                    missing_required: h
+                        .bones
+                        .missing(profile)
+                        .iter()
+                        .map(|b| b.to_string())
+                        .collect(),
+                    bones,
+                }
+            })
+            .collect();
+        let clips = asset
+            .clips
+            .iter()
+            .map(|clip| {
+                let bone_tracks = clip
+                    .tracks()
+                    .iter()
+                    .filter(|t| matches!(t.target(), TrackTarget::Bone(_)))
+                    .count();
+                ClipReport {
+                    name: clip.name.clone(),
+                    duration: clip.duration(),
+                    tracks: clip.tracks().len(),
+                    node_tracks: clip.tracks().len() - bone_tracks,
+                    bone_tracks,
+                }
+            })
+            .collect();
+        Inspection {
+            file: path.display().to_string(),
+            format: asset.format.name().to_owned(),
+            joints: skeleton.len(),
+            skeletons,
+            clips,
+            diagnostics,
+        }
+    }
+
+    /// Writes the human-readable report.
+    ///
+    /// # Errors
+    /// Writing to `out` failed.
+    pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
+        writeln!(out, "file    {}", self.file)?;
+        writeln!(out, "format  {}", self.format)?;
+        writeln!(out, "joints  {}", self.joints)?;
+        if self.skeletons.is_empty() {
+            writeln!(out, "humanoid skeletons: none declared")?;
+        }
+        for (i, skeleton) in self.skeletons.iter().enumerate() {
+            let root = skeleton
+                .root
+                .as_ref()
+                .map(|r| format!("node {} {:?}", r.node, r.name))
+                .unwrap_or_else(|| "-".into());
+            writeln!(
+                out,
+                "\nhumanoid skeleton {i}: root {root}, {}/55 bones mapped",
+                skeleton.mapped
+            )?;
+            if !skeleton.missing_required.is_empty() {
+                writeln!(
+                    out,
+                    "  missing required: {}",
+                    skeleton.missing_required.join(", ")
+                )?;
+            }
+            writeln!(out, "  {:<24} {:>5}  node name", "bone", "node")?;
+            for row in &skeleton.bones {
+                let flag = match (row.required, row.node.is_some()) {
+                    (true, false) => "  MISSING (required)",
+                    (true, true) => "  (required)",
+                    _ => "",
+                };
+                match (row.node, &row.name) {
+                    (Some(node), Some(name)) => {
+                        writeln!(out, "  {:<24} {node:>5}  {name}{flag}", row.bone)?
+                    }
+                    _ => writeln!(out, "  {:<24} {:>5}  {flag}", row.bone, "-")?,
+                }
+            }
+        }
+        writeln!(out, "\nclips: {}", self.clips.len())?;
+        for clip in &self.clips {
+            writeln!(
+                out,
+                "  {:<32} {:>8.3} s  {} tracks ({} node, {} bone)",
+                format!("{:?}", clip.name),
+                clip.duration,
+                clip.tracks,
+                clip.node_tracks,
+                clip.bone_tracks
+            )?;
+        }
+        writeln!(out, "\ndiagnostics: {}", self.diagnostics.len())?;
+        for diagnostic in &self.diagnostics {
+            writeln!(out, "  {diagnostic}")?;
+        }
+        Ok(())
+    }
+}

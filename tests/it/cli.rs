@@ -1,0 +1,249 @@
+//! The command line end to end: exit codes, messages that name the file and the place, and the
+//! output-file rules.
+
+use serde_json::json;
+
+use crate::util::{glb, humanoid, humanoid_ok, s, small_gltf, temp_dir, write};
+
+/// Runs `humanoid inspect` on `bytes` saved as `name` and asserts exit 1 and a message that
+/// names the file and contains each of `expect`.
+#[track_caller]
+fn rejects(name: &str, bytes: &[u8], expect: &[&str]) {
+    let dir = temp_dir();
+    let path = write(dir.path(), name, bytes);
+    for command in ["inspect", "validate"] {
+        let run = humanoid(&[command, s(&path)]);
+        assert_eq!(
+            run.code, 1,
+            "{command} {name}: exit code (stderr: {})",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(name),
+            "{command}: the message names the file: {}",
+            run.stderr
+        );
+        for e in expect {
+            assert!(
+                run.stderr.contains(e),
+                "{command}: expected {e:?} in: {}",
+                run.stderr
+            );
+        }
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn empty_file() {
+    rejects("empty.glb", b"", &["byte 0"]);
+}
+
+#[test]
+fn wrong_glb_magic() {
+    let mut bytes = glb(&small_gltf(json!({})), &[]);
+    bytes[..4].copy_from_slice(b"gLTF");
+    rejects("magic.glb", &bytes, &["byte 0", "magic"]);
+}
+
+#[test]
+fn glb_chunk_length_past_the_end() {
+    let mut bytes = glb(&small_gltf(json!({})), &[]);
+    bytes[12..16].copy_from_slice(&4000u32.to_le_bytes());
+    rejects("chunk.glb", &bytes, &["byte 12"]);
+}
+
+#[test]
+fn json_syntax_error_gives_line_and_column() {
+    rejects(
+        "syntax.gltf",
+        b"{\n  \"asset\": {\"version\": \"2.0\"},\n  \"nodes\": [ }\n",
+        &["3:"],
+    );
+}
+
+#[test]
+fn accessor_past_its_buffer_view() {
+    let gltf = small_gltf(json!({
+        "buffers": [{"byteLength": 16}],
+        "bufferViews": [{"buffer": 0, "byteLength": 16}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3"}]
+    }));
+    rejects("accessor.glb", &glb(&gltf, &[0u8; 16]), &["/accessors/0"]);
+}
+
+#[test]
+fn buffer_uri_escaping_the_folder() {
+    let gltf = small_gltf(json!({"buffers": [{"byteLength": 16, "uri": "../../etc/passwd"}]}));
+    rejects(
+        "escape.gltf",
+        gltf.to_string().as_bytes(),
+        &["/buffers/0/uri"],
+    );
+}
+
+#[test]
+fn humanoid_bone_node_out_of_range() {
+    let gltf = small_gltf(
+        json!({"extensions": {"EXT_skeleton_humanoid": {"humanoidSkeletons": [
+            {"rootNode": 0, "humanoidBones": {"hips": 0, "head": 42}}
+        ]}}}),
+    );
+    rejects(
+        "bones.gltf",
+        gltf.to_string().as_bytes(),
+        &["/humanoidBones/head", "42"],
+    );
+}
+
+#[test]
+fn cycle_in_the_node_hierarchy() {
+    let gltf = small_gltf(json!({"nodes": [
+        {"name": "hips", "children": [1]},
+        {"name": "spine", "children": [2]},
+        {"name": "head", "children": [0]}
+    ]}));
+    rejects(
+        "cycle.gltf",
+        gltf.to_string().as_bytes(),
+        &["/nodes", "cycle"],
+    );
+}
+
+#[test]
+fn non_finite_rotation() {
+    // JSON has no NaN literal; 1e999 parses to infinity, which is just as unusable.
+    let text = small_gltf(json!({"nodes": [
+        {"name": "hips", "rotation": [0, 0, 0, 1], "children": [1]},
+        {"name": "spine", "rotation": [1e300, 0, 0, 1], "children": [2]},
+        {"name": "head"}
+    ]}))
+    .to_string()
+    .replace("1e+300", "1e999")
+    .replace("1e300", "1e999");
+    assert!(text.contains("1e999"), "{text}");
+    rejects("nan.gltf", text.as_bytes(), &["/nodes/1/rotation"]);
+}
+
+#[test]
+fn nan_in_a_rotation_track() {
+    let mut bin = Vec::new();
+    for t in [0.0f32, 1.0] {
+        bin.extend_from_slice(&t.to_le_bytes());
+    }
+    for q in [[0.0f32, 0.0, 0.0, 1.0], [f32::NAN, 0.0, 0.0, 1.0]] {
+        for c in q {
+            bin.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    let gltf = small_gltf(json!({
+        "buffers": [{"byteLength": 40}],
+        "bufferViews": [{"buffer": 0, "byteLength": 8}, {"buffer": 0, "byteOffset": 8, "byteLength": 32}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [1]},
+            {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}
+        ],
+        "animations": [{"samplers": [{"input": 0, "output": 1}],
+                        "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]
+    }));
+    rejects(
+        "nan_track.glb",
+        &glb(&gltf, &bin),
+        &["/animations/0", "NaN"],
+    );
+}
+
+#[test]
+fn huge_declared_buffer_in_a_small_file() {
+    let gltf = small_gltf(json!({"buffers": [{"byteLength": 2_000_000_000u64}]}));
+    let bytes = glb(&gltf, &[0u8; 1024]);
+    assert!(bytes.len() < 4096);
+    rejects("huge.glb", &bytes, &["/buffers/0"]);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(humanoid(&["inspect"]).code, 2);
+    assert_eq!(humanoid(&["frobnicate"]).code, 2);
+}
+
+#[test]
+fn convert_refuses_to_overwrite_and_never_writes_the_input() {
+    let dir = temp_dir();
+    let input = write(dir.path(), "in.glb", &glb(&small_gltf(json!({})), &[]));
+    let before = std::fs::read(&input).unwrap();
+
+    let run = humanoid(&["convert", s(&input), s(&input), "--force"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("input"), "{}", run.stderr);
+
+    let output = dir.path().join("out.glb");
+    humanoid_ok(&["convert", s(&input), s(&output)]);
+    let run = humanoid(&["convert", s(&input), s(&output)]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("--force"), "{}", run.stderr);
+    humanoid_ok(&["convert", s(&input), s(&output), "--force"]);
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        before,
+        "the input is untouched"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 2, "no temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn unbuilt_formats_are_named() {
+    let dir = temp_dir();
+    let input = write(dir.path(), "in.glb", &glb(&small_gltf(json!({})), &[]));
+    let run = humanoid(&["convert", s(&input), s(&dir.path().join("out.x3d"))]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("x3d"), "{}", run.stderr);
+    let run = humanoid(&["convert", s(&input), s(&dir.path().join("out.tres"))]);
+    assert!(run.stderr.contains("--to godot-bonemap"), "{}", run.stderr);
+}
+
+#[test]
+fn validate_reports_a_wrong_bone_order() {
+    // hips – chest – spine: spine's joint sits under chest's, the spec's own invalid example.
+    let gltf = small_gltf(json!({
+        "nodes": [
+            {"name": "hips", "children": [1]},
+            {"name": "chest", "children": [2]},
+            {"name": "spine"}
+        ],
+        "extensions": {"EXT_skeleton_humanoid": {"humanoidSkeletons": [
+            {"rootNode": 0, "humanoidBones": {"hips": 0, "chest": 1, "spine": 2}}
+        ]}}
+    }));
+    let dir = temp_dir();
+    let path = write(dir.path(), "order.gltf", gltf.to_string().as_bytes());
+    let run = humanoid(&["validate", s(&path)]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("BONE_HIERARCHY"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("chest") && run.stdout.contains("spine"),
+        "{}",
+        run.stdout
+    );
+
+    let run = humanoid(&["validate", "--json", s(&path)]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["valid"], false);
+}
+
+#[test]
+fn valid_small_file_validates() {
+    let dir = temp_dir();
+    let path = write(
+        dir.path(),
+        "ok.gltf",
+        small_gltf(json!({})).to_string().as_bytes(),
+    );
+    let run = humanoid_ok(&["validate", s(&path)]);
+    // Skinless: a warning, not a refusal (docs/conventions.md).
+    assert!(run.stdout.contains("EXT_BONE_NOT_JOINT"), "{}", run.stdout);
+}

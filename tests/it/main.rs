@@ -1,0 +1,9 @@
+//! One integration test binary (ripgrep style): the CLI end to end, the mannequin against
+//! independent evaluation, and (with `--features corpus`) the shared corpus and the Khronos
+//! validator.
+
+mod cli;
+#[cfg(feature = "corpus")]
+mod corpus;
+mod mannequin;
+mod util;

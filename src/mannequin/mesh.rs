@@ -428,11 +428,8 @@ fn add_part(mesh: &mut MannequinMesh, p: &Part, world: &[Mat4]) {
             joints[slot] = joint as u16;
             weights[slot] = weight;
         }
-        // Unused slots: weight 0 on joints the row does not use yet (no duplicates).
-        let mut spare = (0u16..).filter(|j| !influences.iter().any(|&(k, _)| k as u16 == *j));
-        for slot in joints.iter_mut().skip(influences.len()) {
-            *slot = spare.next().unwrap_or(0);
-        }
+        // Unused slots stay joint 0 with weight 0 (the Khronos validator warns about a
+        // non-zero joint index under a zero weight).
         mesh.joints.push(joints);
         mesh.weights.push(weights);
     }
@@ -459,8 +456,14 @@ mod tests {
             assert!(weights.iter().all(|&w| w >= 0.0));
             assert!(joints.iter().all(|&j| (j as usize) < m.joints.len()));
             for a in 0..4 {
+                if weights[a] == 0.0 {
+                    assert_eq!(joints[a], 0, "unused slot on joint 0: {joints:?}");
+                    continue;
+                }
                 for b in a + 1..4 {
-                    assert_ne!(joints[a], joints[b], "duplicate joint in {joints:?}");
+                    if weights[b] > 0.0 {
+                        assert_ne!(joints[a], joints[b], "duplicate joint in {joints:?}");
+                    }
                 }
             }
         }

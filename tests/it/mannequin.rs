@@ -185,3 +185,53 @@ fn inspect_lists_55_mapped_bones() {
     let run = humanoid_ok(&["validate", s(&nodes_file)]);
     assert!(!run.stdout.contains("error ["), "{}", run.stdout);
 }
+
+#[test]
+fn committed_mannequin_matches_the_generator() {
+    let (_dir, nodes_file, ext_file) = demo();
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    for (generated, name) in [
+        (nodes_file, "mannequin.glb"),
+        (ext_file, "mannequin_ext_clips.glb"),
+    ] {
+        let fresh = humanoid::read(&generated).unwrap().asset;
+        let committed = humanoid::read(&corpus.join(name))
+            .unwrap_or_else(|e| {
+                panic!("corpus/{name}: {e} (regenerate: cargo run -- demo -o corpus --force)")
+            })
+            .asset;
+        assert_eq!(fresh.skeleton.names(), committed.skeleton.names(), "{name}");
+        assert_eq!(fresh.humanoids, committed.humanoids, "{name}");
+        for (a, b) in fresh
+            .skeleton
+            .rest_worlds()
+            .iter()
+            .zip(committed.skeleton.rest_worlds())
+        {
+            assert!(
+                a.translation.abs_diff_eq(b.translation, 1e-6),
+                "{name}: {a:?} vs {b:?}"
+            );
+        }
+        assert_eq!(fresh.clips.len(), committed.clips.len());
+        for (a, b) in fresh.clips.iter().zip(&committed.clips) {
+            assert_eq!(a.tracks().len(), b.tracks().len(), "{name} {}", a.name);
+            for (x, y) in a.tracks().iter().zip(b.tracks()) {
+                assert_eq!(x.target(), y.target());
+                assert_eq!(x.times(), y.times());
+                let worst = x
+                    .values()
+                    .iter()
+                    .zip(y.values())
+                    .map(|(p, q)| (p - q).abs())
+                    .fold(0f32, f32::max);
+                assert!(
+                    worst <= 1e-6,
+                    "{name} {} {}: values differ by {worst}",
+                    a.name,
+                    x.target()
+                );
+            }
+        }
+    }
+}

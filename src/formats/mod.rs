@@ -5,6 +5,7 @@
 //! format, and whether an adapter exists yet.
 
 pub mod gltf;
+pub mod vrm;
 
 use std::fmt;
 use std::path::Path;

@@ -6,7 +6,8 @@ use std::path::Path;
 use crate::error::{Diagnostics, Error};
 use crate::formats::{self, Format};
 use crate::model::clip::Clip;
-use crate::model::humanoid::BoneMap;
+use crate::model::face::{Expression, LookAt};
+use crate::model::humanoid::{BoneMap, Meta};
 use crate::model::skeleton::{JointId, Skeleton};
 
 /// A file read into the canonical model.
@@ -22,6 +23,42 @@ pub struct Asset {
     pub humanoids: Vec<HumanoidSkeleton>,
     /// The clips; joint tracks refer to [`Asset::skeleton`].
     pub clips: Vec<Clip>,
+    /// Which way the character faces in the file's space.
+    pub facing: Facing,
+    /// Authorship and licence, where the format has them (VRM `meta`).
+    pub meta: Option<Meta>,
+    /// Where the character looks from (VRM `lookAt`).
+    pub look_at: Option<LookAt>,
+    /// Named facial expressions (VRM expressions / 0.x blend-shape groups).
+    pub expressions: Vec<Expression>,
+}
+
+/// The direction a character faces in its file's space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Facing {
+    /// +Z: glTF, EXT_skeleton_humanoid, VRM 1.0, VRMA.
+    #[default]
+    PlusZ,
+    /// −Z: VRM 0.x.
+    MinusZ,
+}
+
+impl Asset {
+    /// An asset with these joints and nothing else (no humanoid, clips or metadata), facing +Z.
+    pub fn new(format: Format, skeleton: Skeleton, source_indices: Vec<usize>) -> Asset {
+        Asset {
+            format,
+            skeleton,
+            source_indices,
+            humanoids: Vec::new(),
+            clips: Vec::new(),
+            facing: Facing::PlusZ,
+            meta: None,
+            look_at: None,
+            expressions: Vec::new(),
+        }
+    }
 }
 
 /// One humanoid skeleton declared in a file: a root joint and the bone map.
@@ -60,7 +97,7 @@ pub struct ReadOutcome {
 /// names it).
 pub fn read(path: &Path) -> Result<ReadOutcome, Error> {
     match input_format(path)? {
-        format if format.is_gltf_family() => formats::gltf::read_asset(path),
+        format if format.is_gltf_family() => formats::vrm::read_asset(path),
         other => Err(Error::unsupported(format!(
             "{}: reading {other} files is not built yet",
             path.display()

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::asset::input_format;
 use crate::error::{Diagnostics, Error};
-use crate::formats::{gltf, Format};
+use crate::formats::{gltf, vrm, Format};
 
 /// How to convert.
 #[derive(Debug, Clone, Default)]
@@ -58,7 +58,7 @@ pub fn convert(
         )));
     }
     let document = gltf::Document::open(input)?;
-    let vrm_version = gltf::vrm_version(&document);
+    let vrm_version = vrm::flavour(&document);
     let target = match options.to {
         Some(format) => format,
         None => Format::for_output(output, vrm_version)?,

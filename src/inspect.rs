@@ -11,6 +11,11 @@
 //!                    "missing_required": [bone...],   // for the format's profile
 //!                    "bones": [ {"bone": str, "node": int|null, "name": str|null,
 //!                                "required": bool} ... 55 rows, parents first ] } ],
+//!   "facing": "plusz"|"minusz",
+//!   "meta": {"name": str|null, "authors": [str], "license": str|null}|null,
+//!   "look_at": {"joint": {"node": int, "name": str}|null, "offset": [x,y,z],
+//!               "kind": "bone"|"expression"}|null,
+//!   "expressions": [ {"name": str, "preset": bool, "morph_binds": int} ],
 //!   "clips": [ {"name": str, "duration": float, "tracks": int,
 //!               "node_tracks": int, "bone_tracks": int} ],
 //!   "diagnostics": [ {"code": str, "severity": "info"|"warning"|"error",
@@ -22,10 +27,11 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::asset::{read, Asset};
+use crate::asset::{read, Asset, Facing};
 use crate::error::{Diagnostics, Error};
 use crate::formats::Format;
 use crate::model::clip::TrackTarget;
+use crate::model::face::LookAtKind;
 use crate::model::{HumanBone, Profile};
 
 /// What `inspect` reports about a file.
@@ -39,6 +45,14 @@ pub struct Inspection {
     pub joints: usize,
     /// One entry per humanoid skeleton the file declares.
     pub skeletons: Vec<SkeletonReport>,
+    /// Which way the character faces in the file.
+    pub facing: Facing,
+    /// Authorship and licence (VRM meta).
+    pub meta: Option<MetaReport>,
+    /// Where the character looks from (VRM lookAt).
+    pub look_at: Option<LookAtReport>,
+    /// Named expressions.
+    pub expressions: Vec<ExpressionReport>,
     /// The file's clips.
     pub clips: Vec<ClipReport>,
     /// Everything found while reading.
@@ -78,6 +92,39 @@ pub struct BoneRow {
     pub name: Option<String>,
     /// Whether the format's profile requires this bone.
     pub required: bool,
+}
+
+/// Authorship and licence.
+#[derive(Debug, Clone, Serialize)]
+pub struct MetaReport {
+    /// The character's name.
+    pub name: Option<String>,
+    /// Its authors.
+    pub authors: Vec<String>,
+    /// Its licence.
+    pub license: Option<String>,
+}
+
+/// The look-at point.
+#[derive(Debug, Clone, Serialize)]
+pub struct LookAtReport {
+    /// The joint it follows.
+    pub joint: Option<JointRef>,
+    /// Offset from that joint.
+    pub offset: [f32; 3],
+    /// `bone` or `expression`.
+    pub kind: &'static str,
+}
+
+/// One expression.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpressionReport {
+    /// Its name.
+    pub name: String,
+    /// Whether it is a preset.
+    pub preset: bool,
+    /// Morph-target binds driving it.
+    pub morph_binds: usize,
 }
 
 /// One clip.
@@ -178,11 +225,37 @@ impl Inspection {
                 }
             })
             .collect();
+        let meta = asset.meta.as_ref().map(|m| MetaReport {
+            name: m.name.clone(),
+            authors: m.authors.clone(),
+            license: m.license.clone(),
+        });
+        let look_at = asset.look_at.as_ref().map(|l| LookAtReport {
+            joint: l.joint.map(joint_ref),
+            offset: l.offset.to_array(),
+            kind: match l.kind {
+                LookAtKind::Bone => "bone",
+                LookAtKind::Expression => "expression",
+            },
+        });
+        let expressions = asset
+            .expressions
+            .iter()
+            .map(|e| ExpressionReport {
+                name: e.name.clone(),
+                preset: e.preset,
+                morph_binds: e.morph_binds,
+            })
+            .collect();
         Inspection {
             file: path.display().to_string(),
             format: asset.format.name().to_owned(),
             joints: skeleton.len(),
             skeletons,
+            facing: asset.facing,
+            meta,
+            look_at,
+            expressions,
             clips,
             diagnostics,
         }
@@ -196,6 +269,34 @@ impl Inspection {
         writeln!(out, "file    {}", self.file)?;
         writeln!(out, "format  {}", self.format)?;
         writeln!(out, "joints  {}", self.joints)?;
+        if self.facing == Facing::MinusZ {
+            writeln!(out, "facing  -Z (VRM 0.x)")?;
+        }
+        if let Some(meta) = &self.meta {
+            writeln!(
+                out,
+                "meta    {:?} by {} ({})",
+                meta.name.as_deref().unwrap_or("-"),
+                if meta.authors.is_empty() {
+                    "-".to_owned()
+                } else {
+                    meta.authors.join(", ")
+                },
+                meta.license.as_deref().unwrap_or("no licence given")
+            )?;
+        }
+        if let Some(look) = &self.look_at {
+            let joint = look.joint.as_ref().map_or_else(
+                || "-".to_owned(),
+                |j| format!("node {} {:?}", j.node, j.name),
+            );
+            let [x, y, z] = look.offset;
+            writeln!(out, "lookAt  {} from {joint} + ({x}, {y}, {z})", look.kind)?;
+        }
+        if !self.expressions.is_empty() {
+            let names: Vec<&str> = self.expressions.iter().map(|e| e.name.as_str()).collect();
+            writeln!(out, "expressions ({}): {}", names.len(), names.join(", "))?;
+        }
         if self.skeletons.is_empty() {
             writeln!(out, "humanoid skeletons: none declared")?;
         }

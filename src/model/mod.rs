@@ -3,6 +3,7 @@
 
 mod bone;
 pub mod clip;
+pub mod face;
 pub mod humanoid;
 pub mod mesh;
 pub mod skeleton;

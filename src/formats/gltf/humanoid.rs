@@ -39,14 +39,7 @@ use crate::model::HumanBone;
 use crate::pose::sample::Interpolation;
 use crate::pose::trs::Trs;
 
-/// The root extension of VRM 1.0.
-pub const VRMC_VRM: &str = "VRMC_vrm";
-/// The root extension of VRM 0.x.
-pub const VRM0: &str = "VRM";
-/// The root extension of VRM animation.
-pub const VRMC_VRM_ANIMATION: &str = "VRMC_vrm_animation";
-
-/// Reads a `.gltf`, `.glb`, `.vrm` or `.vrma` file into the canonical model.
+/// Reads a `.gltf` or `.glb` file (or a VRM as plain glTF) into the canonical model.
 ///
 /// # Errors
 /// The file cannot be read or is invalid (see [`Document::open`] and the module docs).
@@ -54,27 +47,13 @@ pub fn read_asset(path: &Path) -> Result<ReadOutcome, Error> {
     asset_from_document(&Document::open(path)?)
 }
 
-/// The VRM flavour a document declares: VRM 1.0 (`VRMC_vrm`), VRM 0.x (`VRM`) or VRM
-/// animation (`VRMC_vrm_animation`); `None` for plain glTF.
-pub fn vrm_version(document: &Document) -> Option<Format> {
-    let extensions = document.root.extensions.as_ref()?;
-    if extensions.contains_key(VRMC_VRM) {
-        Some(Format::Vrm1)
-    } else if extensions.contains_key(VRM0) {
-        Some(Format::Vrm0)
-    } else if extensions.contains_key(VRMC_VRM_ANIMATION) {
-        Some(Format::Vrma)
-    } else {
-        None
-    }
-}
-
-/// The format of a document: its VRM flavour, else its container.
+/// The container format of a document (`glb` or `gltf`; the VRM flavours are told apart by
+/// `formats::vrm`, which builds on this layer).
 pub fn format_of(document: &Document) -> Format {
-    vrm_version(document).unwrap_or(match document.container() {
+    match document.container() {
         Container::Glb => Format::Glb,
         Container::Gltf => Format::Gltf,
-    })
+    }
 }
 
 /// Builds the canonical [`Asset`] of a document (see the module docs for what is checked).
@@ -98,16 +77,10 @@ pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
     for (a, animation) in document.root.animations.iter().enumerate() {
         clips.push(clip(document, a, animation, &ids, &mut diagnostics)?);
     }
-    Ok(ReadOutcome {
-        asset: Asset {
-            format: format_of(document),
-            skeleton,
-            source_indices,
-            humanoids,
-            clips,
-        },
-        diagnostics,
-    })
+    let mut asset = Asset::new(format_of(document), skeleton, source_indices);
+    asset.humanoids = humanoids;
+    asset.clips = clips;
+    Ok(ReadOutcome { asset, diagnostics })
 }
 
 /// Every node as a joint (node `i` is joint `ids[i]`).

@@ -39,5 +39,5 @@ pub mod uri;
 pub mod validate;
 
 pub use document::{Bytes, Container, Document, Source};
-pub use humanoid::{format_of, read_asset, vrm_version};
+pub use humanoid::{format_of, read_asset};
 pub use save::Written;

@@ -19,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod asset;
+pub mod bone_pose;
 pub mod convert;
 pub mod demo;
 pub mod error;

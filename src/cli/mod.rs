@@ -4,6 +4,7 @@
 mod convert;
 mod demo;
 mod inspect;
+mod pose;
 mod validate;
 
 use std::io::{self, Write};
@@ -57,6 +58,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the world position and rotation of every humanoid bone at rest (the three-vrm
+    /// oracle's output shape with --json).
+    Pose {
+        /// The model to read.
+        file: PathBuf,
+        /// The rest pose (the only pose printed until retargeting lands; accepted for the
+        /// oracle's spelling).
+        #[arg(long)]
+        rest: bool,
+        /// Turn a VRM 0.x model to face +Z first, as three-vrm's rotateVRM0 does.
+        #[arg(long)]
+        rotate_vrm0: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write the bundled mannequin (node channels and EXT_skeleton_humanoid channels).
     Demo {
         /// Output folder.
@@ -81,6 +98,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             json,
         } => convert::run(&mut out, &input, &output, to.as_deref(), force, json),
         Command::Validate { file, json } => validate::run(&mut out, &file, json),
+        Command::Pose {
+            file,
+            rest: _,
+            rotate_vrm0,
+            json,
+        } => pose::run(&mut out, &file, rotate_vrm0, json),
         Command::Demo { out: dir, force } => demo::run(&mut out, &dir, force),
     }
 }

@@ -7,3 +7,4 @@ mod cli;
 mod corpus;
 mod mannequin;
 mod util;
+mod vrm;

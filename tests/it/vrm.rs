@@ -1,0 +1,341 @@
+//! VRM reading: bad input named precisely, and (feature `corpus`) the rest pose of every corpus
+//! VRM against the three-vrm oracle's expected output (`../shared/oracle/three-vrm`).
+
+use serde_json::{json, Value};
+
+use crate::util::{glb, humanoid, humanoid_ok, s, temp_dir, write};
+
+/// A VRM 1.0 humanoid: hips → spine → head, both legs and arms with hands and feet (the 15
+/// required bones), as nodes `0..15`, plus `patch` merged into the root.
+fn vrm1(bones: Value, patch: Value) -> Value {
+    let names = [
+        "hips",
+        "spine",
+        "head",
+        "leftUpperLeg",
+        "leftLowerLeg",
+        "leftFoot",
+        "rightUpperLeg",
+        "rightLowerLeg",
+        "rightFoot",
+        "leftUpperArm",
+        "leftLowerArm",
+        "leftHand",
+        "rightUpperArm",
+        "rightLowerArm",
+        "rightHand",
+    ];
+    // Parents: spine, legs under hips; head and upper arms under spine; chains below.
+    let parent = [
+        None,
+        Some(0),
+        Some(1),
+        Some(0),
+        Some(3),
+        Some(4),
+        Some(0),
+        Some(6),
+        Some(7),
+        Some(1),
+        Some(9),
+        Some(10),
+        Some(1),
+        Some(12),
+        Some(13),
+    ];
+    let x = [
+        0.0, 0.0, 0.0, 0.1, 0.0, 0.0, -0.1, 0.0, 0.0, 0.2, 0.25, 0.25, -0.2, -0.25, -0.25,
+    ];
+    let nodes: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let children: Vec<usize> = (0..names.len()).filter(|&c| parent[c] == Some(i)).collect();
+            let mut node =
+                json!({"name": name, "translation": [x[i], if i == 0 { 1.0 } else { 0.1 }, 0.0]});
+            if !children.is_empty() {
+                node["children"] = json!(children);
+            }
+            node
+        })
+        .collect();
+    let default_bones: serde_json::Map<String, Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.to_string(), json!({"node": i})))
+        .collect();
+    let bones = if bones.is_null() {
+        Value::Object(default_bones)
+    } else {
+        bones
+    };
+    let mut root = json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["VRMC_vrm"],
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": nodes,
+        "extensions": {"VRMC_vrm": {"specVersion": "1.0", "meta": {"name": "t", "authors": ["a"], "licenseUrl": "https://vrm.dev/licenses/1.0/"},
+                                    "humanoid": {"humanBones": bones}}}
+    });
+    if let (Some(root), Some(patch)) = (root.as_object_mut(), patch.as_object()) {
+        for (k, v) in patch {
+            root.insert(k.clone(), v.clone());
+        }
+    }
+    root
+}
+
+/// Writes `root` as `name` (GLB) and runs `command` on it (never a panic).
+fn check(command: &str, name: &str, root: &Value) -> crate::util::Run {
+    let dir = temp_dir();
+    let path = write(dir.path(), name, &glb(root, &[]));
+    let run = humanoid(&[command, s(&path)]);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run
+}
+
+#[test]
+fn a_valid_vrm1_validates() {
+    let run = check("validate", "ok.vrm", &vrm1(Value::Null, json!({})));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let run2 = run_inspect_json(&vrm1(Value::Null, json!({})));
+    assert_eq!(run2["format"], "vrm1");
+    assert_eq!(run2["skeletons"][0]["mapped"], 15);
+}
+
+fn run_inspect_json(root: &Value) -> Value {
+    let dir = temp_dir();
+    let path = write(dir.path(), "m.vrm", &glb(root, &[]));
+    serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&path)]).stdout).unwrap()
+}
+
+#[test]
+fn missing_required_bones_are_all_named() {
+    let bones = json!({"hips": {"node": 0}, "spine": {"node": 1}});
+    let run = check("validate", "missing.vrm", &vrm1(bones, json!({})));
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("VRM_MISSING_BONES"), "{}", run.stdout);
+    for bone in [
+        "head",
+        "leftUpperLeg",
+        "leftLowerLeg",
+        "leftFoot",
+        "rightUpperLeg",
+        "rightLowerLeg",
+        "rightFoot",
+        "leftUpperArm",
+        "leftLowerArm",
+        "leftHand",
+        "rightUpperArm",
+        "rightLowerArm",
+        "rightHand",
+    ] {
+        assert!(run.stdout.contains(bone), "{bone} named: {}", run.stdout);
+    }
+    assert!(
+        run.stdout
+            .contains("13 required humanoid bones are missing"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_bone_mapped_twice_is_reported() {
+    let mut root = vrm1(Value::Null, json!({}));
+    root["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]["spine"] = json!({"node": 0});
+    let run = check("validate", "twice.vrm", &root);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("BONE_MAPPED_TWICE") && run.stdout.contains("hips, spine"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_vrm0_bone_listed_twice_keeps_the_first() {
+    let root = json!({
+        "asset": {"version": "2.0"}, "extensionsUsed": ["VRM"],
+        "nodes": [{"name": "a", "children": [1]}, {"name": "b"}],
+        "extensions": {"VRM": {"humanoid": {"humanBones": [{"bone": "hips", "node": 0}, {"bone": "hips", "node": 1}]}}}
+    });
+    let run = check("validate", "twice0.vrm", &root);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("VRM_BONE_LISTED_TWICE")
+            && run.stdout.contains("/extensions/VRM/humanoid/humanBones/1"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_bone_index_that_is_not_a_node() {
+    let mut root = vrm1(Value::Null, json!({}));
+    root["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]["head"] = json!({"node": 99});
+    for command in ["inspect", "validate"] {
+        let run = check(command, "node.vrm", &root);
+        assert_eq!(run.code, 1);
+        assert!(
+            run.stderr.contains("node.vrm")
+                && run
+                    .stderr
+                    .contains("/extensions/VRMC_vrm/humanoid/humanBones/head/node"),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("99") && run.stderr.contains("15 nodes"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_bone_outside_the_hierarchy() {
+    // rightHand mapped to a node that is not under the hips.
+    let mut root = vrm1(Value::Null, json!({}));
+    root["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "stray"}));
+    root["scenes"][0]["nodes"] = json!([0, 15]);
+    root["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]["rightHand"] = json!({"node": 15});
+    let run = check("validate", "outside.vrm", &root);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("BONE_OUTSIDE_HIPS") && run.stdout.contains("rightHand"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn vrm0_and_vrm1_that_disagree() {
+    let mut root = vrm1(Value::Null, json!({}));
+    let mut v0: Vec<Value> = root["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(bone, v)| json!({"bone": bone, "node": v["node"]}))
+        .collect();
+    let agree = root.clone();
+    v0.iter_mut().find(|b| b["bone"] == "head").unwrap()["node"] = json!(1);
+    root["extensions"]["VRM"] = json!({"humanoid": {"humanBones": v0.clone()}});
+    let run = check("validate", "both.vrm", &root);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("VRM_VERSIONS_DISAGREE")
+            && run.stdout.contains("head (VRMC_vrm: node 2, VRM: node 1)"),
+        "{}",
+        run.stdout
+    );
+
+    let mut same = agree;
+    v0.iter_mut().find(|b| b["bone"] == "head").unwrap()["node"] = json!(2);
+    same["extensions"]["VRM"] = json!({"humanoid": {"humanBones": v0}});
+    let run = check("validate", "both_ok.vrm", &same);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.contains("VRM_BOTH_VERSIONS"), "{}", run.stdout);
+}
+
+#[test]
+fn a_vrm1_facing_minus_z_is_an_error() {
+    let mut root = vrm1(Value::Null, json!({}));
+    for node in root["nodes"].as_array_mut().unwrap() {
+        if let Some(t) = node.get_mut("translation") {
+            t[0] = json!(-t[0].as_f64().unwrap());
+        }
+    }
+    let run = check("validate", "backwards.vrm", &root);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("VRM_FACING"), "{}", run.stdout);
+}
+
+#[cfg(feature = "corpus")]
+mod oracle {
+    use serde_json::Value;
+
+    use crate::util::{humanoid_ok, s, shared};
+
+    /// Compares a `rest` object with the oracle's: same bones, positions to 1e-5 m,
+    /// 1 − |q·q'| < 1e-6.
+    #[track_caller]
+    fn assert_rest_matches(ours: &Value, expected: &Value, what: &str) {
+        let (ours, expected) = (ours.as_object().unwrap(), expected.as_object().unwrap());
+        let mut a: Vec<&String> = ours.keys().collect();
+        let mut b: Vec<&String> = expected.keys().collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{what}: the same bones");
+        let f = |v: &Value| -> Vec<f64> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        };
+        for (bone, e) in expected {
+            let o = &ours[bone];
+            let (p, pe) = (f(&o["p"]), f(&e["p"]));
+            let dp = p
+                .iter()
+                .zip(&pe)
+                .map(|(x, y)| (x - y).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            assert!(
+                dp <= 1e-5,
+                "{what} {bone}: position {p:?} vs {pe:?} ({dp:e} m)"
+            );
+            let (q, qe) = (f(&o["q"]), f(&e["q"]));
+            let dot: f64 = q.iter().zip(&qe).map(|(x, y)| x * y).sum();
+            assert!(
+                1.0 - dot.abs() < 1e-6,
+                "{what} {bone}: rotation {q:?} vs {qe:?}"
+            );
+        }
+    }
+
+    fn oracle(name: &str) -> Value {
+        let path = shared().join("oracle/three-vrm").join(name);
+        serde_json::from_slice(
+            &std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn rest_pose_equals_three_vrm_for_every_corpus_vrm() {
+        let dir = shared().join("corpus/vrm");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("vrm") {
+                continue;
+            }
+            let stem = path.file_stem().unwrap().to_str().unwrap();
+            let ours: Value =
+                serde_json::from_str(&humanoid_ok(&["pose", "--rest", "--json", s(&path)]).stdout)
+                    .unwrap();
+            let expected = oracle(&format!("expected_rest_{stem}.json"));
+            assert_rest_matches(&ours["rest"], &expected["rest"], stem);
+            checked += 1;
+        }
+        assert_eq!(checked, 7, "every corpus VRM");
+    }
+
+    #[test]
+    fn rotated_vrm0_rest_equals_three_vrm_rotate_vrm0() {
+        let file = shared().join("corpus/vrm/Godette_vrm_v4.vrm");
+        let ours: Value = serde_json::from_str(
+            &humanoid_ok(&["pose", "--rest", "--json", "--rotate-vrm0", s(&file)]).stdout,
+        )
+        .unwrap();
+        let expected = oracle("expected_anim_Godette_vrm_v4__idle_loop__rotateVRM0.json");
+        assert_rest_matches(&ours["rest"], &expected["rest"], "Godette rotated");
+    }
+}

@@ -170,3 +170,21 @@ pub fn small_gltf(patch: serde_json::Value) -> serde_json::Value {
     }
     root
 }
+
+/// Runs the three-vrm oracle (HUMANOID_THREE_VRM_ORACLE = path to oracle.mjs) with `args` and
+/// returns its JSON output, or its stderr when three-vrm could not load the file.
+#[track_caller]
+pub fn three_vrm(args: &[&str]) -> Result<serde_json::Value, String> {
+    let script = std::env::var("HUMANOID_THREE_VRM_ORACLE").expect(
+        "HUMANOID_THREE_VRM_ORACLE must point at oracle.mjs: eval \"$(scripts/install-tools.sh)\"",
+    );
+    let output = Command::new("node")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("run node");
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| format!("oracle output is not JSON: {e}"))
+}

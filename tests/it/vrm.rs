@@ -259,7 +259,7 @@ fn a_vrm1_facing_minus_z_is_an_error() {
 mod oracle {
     use serde_json::Value;
 
-    use crate::util::{humanoid_ok, s, shared};
+    use crate::util::{humanoid_ok, s, shared, temp_dir, three_vrm};
 
     /// Compares a `rest` object with the oracle's: same bones, positions to 1e-5 m,
     /// 1 − |q·q'| < 1e-6.
@@ -337,5 +337,23 @@ mod oracle {
         .unwrap();
         let expected = oracle("expected_anim_Godette_vrm_v4__idle_loop__rotateVRM0.json");
         assert_rest_matches(&ours["rest"], &expected["rest"], "Godette rotated");
+    }
+
+    #[test]
+    fn vrm_written_back_loads_in_three_vrm_with_the_same_rest() {
+        let dir = temp_dir();
+        for entry in std::fs::read_dir(shared().join("corpus/vrm")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("vrm") {
+                continue;
+            }
+            let stem = path.file_stem().unwrap().to_str().unwrap();
+            let out = dir.path().join(format!("{stem}.vrm"));
+            humanoid_ok(&["convert", s(&path), s(&out)]);
+            let loaded = three_vrm(&["--vrm", s(&out), "--rest"])
+                .unwrap_or_else(|e| panic!("{stem}: three-vrm does not load our output: {e}"));
+            let expected = oracle(&format!("expected_rest_{stem}.json"));
+            assert_rest_matches(&loaded["rest"], &expected["rest"], stem);
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! `convert`: read a file, write it in another format, report what had to change.
 //!
-//! glTF-family to glTF-family conversions (`.gltf` ↔ `.glb`, `.vrm` → `.vrm`) go through the
-//! lossless document layer: every node, mesh, material, texture, animation, extension and extra
-//! is kept, and the binary data pass through untouched. Outputs are written to a temporary
+//! glTF-family to glTF-family conversions (`.gltf` ↔ `.glb`, `.vrm` → `.vrm`, VRM ↔ glTF with
+//! `EXT_skeleton_humanoid`) go through the lossless document layer: every node, mesh, material,
+//! texture, animation, extension and extra is kept, and the binary data pass through untouched;
+//! what the VRM adapter adds or removes is listed in [`crate::formats::vrm::convert`]. Outputs are written to a temporary
 //! file in the output's folder and renamed into place; the input is never written.
 
 use std::path::Path;
@@ -20,6 +21,8 @@ pub struct ConvertOptions {
     pub to: Option<Format>,
     /// Replace an existing output file.
     pub force: bool,
+    /// VRM-related options (strip the VRM extensions, meta for a new VRM).
+    pub vrm: vrm::convert::VrmOptions,
 }
 
 /// What a conversion did.
@@ -61,7 +64,10 @@ pub fn convert(
     let vrm_version = vrm::flavour(&document);
     let target = match options.to {
         Some(format) => format,
-        None => Format::for_output(output, vrm_version)?,
+        None => Format::for_output(
+            output,
+            vrm_version.filter(|f| matches!(f, Format::Vrm0 | Format::Vrm1)),
+        )?,
     };
     if !target.is_gltf_family() {
         return Err(Error::unsupported(format!(
@@ -69,15 +75,11 @@ pub fn convert(
             output.display()
         )));
     }
-    let vrm_target = matches!(target, Format::Vrm1 | Format::Vrm0 | Format::Vrma);
-    if vrm_target && vrm_version != Some(target) {
-        let found = vrm_version.map_or_else(|| "plain glTF".to_owned(), |f| f.to_string());
-        return Err(Error::unsupported(format!(
-            "writing {target} from {} ({found}) is not built yet: only a {target} file can be written back as {target}",
-            input.display()
-        )));
-    }
+    let from_vrm_file = matches!(source, Format::Vrm1 | Format::Vrm0 | Format::Vrma);
+    let (document, prepared) =
+        vrm::convert::prepare(document, from_vrm_file, target, &options.vrm)?;
     let mut diagnostics = document.diagnostics().clone();
+    diagnostics.extend(prepared);
     let written = match target {
         Format::Gltf => document.write_gltf(output, &[])?,
         _ => document.write_glb(output, &[])?,

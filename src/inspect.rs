@@ -17,7 +17,8 @@
 //!               "kind": "bone"|"expression"}|null,
 //!   "expressions": [ {"name": str, "preset": bool, "morph_binds": int} ],
 //!   "clips": [ {"name": str, "duration": float, "tracks": int,
-//!               "node_tracks": int, "bone_tracks": int} ],
+//!               "node_tracks": int, "bone_tracks": int,
+//!               "expression_tracks": int, "look_at_tracks": int} ],
 //!   "diagnostics": [ {"code": str, "severity": "info"|"warning"|"error",
 //!                     "location": str, "message": str} ] }
 //! ```
@@ -140,6 +141,10 @@ pub struct ClipReport {
     pub node_tracks: usize,
     /// Tracks that target a humanoid bone (EXT_skeleton_humanoid channels).
     pub bone_tracks: usize,
+    /// Expression weight tracks (VRMA).
+    pub expression_tracks: usize,
+    /// Gaze tracks (VRMA lookAt).
+    pub look_at_tracks: usize,
 }
 
 /// Reads `path` and reports what it holds.
@@ -211,17 +216,17 @@ impl Inspection {
             .clips
             .iter()
             .map(|clip| {
-                let bone_tracks = clip
-                    .tracks()
-                    .iter()
-                    .filter(|t| matches!(t.target(), TrackTarget::Bone(_)))
-                    .count();
+                let count = |f: fn(&TrackTarget) -> bool| {
+                    clip.tracks().iter().filter(|t| f(&t.target())).count()
+                };
                 ClipReport {
                     name: clip.name.clone(),
                     duration: clip.duration(),
                     tracks: clip.tracks().len(),
-                    node_tracks: clip.tracks().len() - bone_tracks,
-                    bone_tracks,
+                    node_tracks: count(|t| matches!(t, TrackTarget::Joint(_))),
+                    bone_tracks: count(|t| matches!(t, TrackTarget::Bone(_))),
+                    expression_tracks: count(|t| matches!(t, TrackTarget::Expression(_))),
+                    look_at_tracks: count(|t| matches!(t, TrackTarget::LookAt)),
                 }
             })
             .collect();
@@ -335,14 +340,23 @@ impl Inspection {
         }
         writeln!(out, "\nclips: {}", self.clips.len())?;
         for clip in &self.clips {
+            let mut kinds = vec![
+                format!("{} node", clip.node_tracks),
+                format!("{} bone", clip.bone_tracks),
+            ];
+            if clip.expression_tracks > 0 {
+                kinds.push(format!("{} expression", clip.expression_tracks));
+            }
+            if clip.look_at_tracks > 0 {
+                kinds.push(format!("{} look-at", clip.look_at_tracks));
+            }
             writeln!(
                 out,
-                "  {:<32} {:>8.3} s  {} tracks ({} node, {} bone)",
+                "  {:<32} {:>8.3} s  {} tracks ({})",
                 format!("{:?}", clip.name),
                 clip.duration,
                 clip.tracks,
-                clip.node_tracks,
-                clip.bone_tracks
+                kinds.join(", ")
             )?;
         }
         writeln!(out, "\ndiagnostics: {}", self.diagnostics.len())?;

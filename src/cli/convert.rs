@@ -5,7 +5,6 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use humanoid::convert::ConvertOptions;
-use humanoid::formats::Format;
 
 use super::{print_diagnostics, write_json, CliError};
 
@@ -13,15 +12,10 @@ pub fn run(
     out: &mut impl Write,
     input: &Path,
     output: &Path,
-    to: Option<&str>,
-    force: bool,
+    options: &ConvertOptions,
     json: bool,
 ) -> Result<ExitCode, CliError> {
-    let options = ConvertOptions {
-        to: to.map(str::parse::<Format>).transpose()?,
-        force,
-    };
-    let report = humanoid::convert::convert(input, output, &options)?;
+    let report = humanoid::convert::convert(input, output, options)?;
     if json {
         write_json(out, &report)?;
     } else {

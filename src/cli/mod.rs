@@ -48,6 +48,18 @@ enum Command {
         /// Print the diagnostics as JSON.
         #[arg(long)]
         json: bool,
+        /// Remove the VRM extensions from a glTF output.
+        #[arg(long)]
+        strip_vrm: bool,
+        /// meta.name of a VRM made from a plain glTF (default: the input's file name).
+        #[arg(long, value_name = "NAME")]
+        vrm_name: Option<String>,
+        /// meta.authors of a VRM made from a plain glTF (repeat for several).
+        #[arg(long, value_name = "AUTHOR")]
+        vrm_author: Vec<String>,
+        /// meta.licenseUrl of a VRM made from a plain glTF (default: VRM Public License 1.0).
+        #[arg(long, value_name = "URL")]
+        vrm_license_url: Option<String>,
     },
     /// Check a file against its format's rules and the EXT_skeleton_humanoid hierarchy rules
     /// (exit 1 when any error is found).
@@ -96,7 +108,25 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             to,
             force,
             json,
-        } => convert::run(&mut out, &input, &output, to.as_deref(), force, json),
+            strip_vrm,
+            vrm_name,
+            vrm_author,
+            vrm_license_url,
+        } => {
+            let options = humanoid::convert::ConvertOptions {
+                to: to.as_deref().map(str::parse).transpose()?,
+                force,
+                vrm: humanoid::formats::vrm::convert::VrmOptions {
+                    strip_vrm,
+                    meta: humanoid::formats::vrm::convert::MetaOptions {
+                        name: vrm_name,
+                        authors: vrm_author,
+                        license_url: vrm_license_url,
+                    },
+                },
+            };
+            convert::run(&mut out, &input, &output, &options, json)
+        }
         Command::Validate { file, json } => validate::run(&mut out, &file, json),
         Command::Pose {
             file,

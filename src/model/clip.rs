@@ -50,6 +50,12 @@ pub enum TrackTarget {
     /// normalized local rotations in model axes and the hips translation is its position offset
     /// in model axes (ARCHITECTURE.md §3), independent of any particular skeleton's rest axes.
     Bone(HumanBone),
+    /// The weight of an expression (an index into the asset's expressions): one component,
+    /// `Property::Weights(1)`, in `[0, 1]` (VRMA: the expression node's translation x).
+    Expression(u16),
+    /// The gaze: a rotation in look-at space, whose rest looks along model +Z (VRMA: the lookAt
+    /// node's local rotation; yaw about Y, then pitch about X).
+    LookAt,
 }
 
 impl fmt::Display for TrackTarget {
@@ -57,6 +63,8 @@ impl fmt::Display for TrackTarget {
         match self {
             TrackTarget::Joint(joint) => write!(f, "joint {}", joint.index()),
             TrackTarget::Bone(bone) => write!(f, "bone {bone}"),
+            TrackTarget::Expression(index) => write!(f, "expression {index}"),
+            TrackTarget::LookAt => f.write_str("look-at"),
         }
     }
 }

@@ -188,3 +188,20 @@ pub fn three_vrm(args: &[&str]) -> Result<serde_json::Value, String> {
     }
     serde_json::from_slice(&output.stdout).map_err(|e| format!("oracle output is not JSON: {e}"))
 }
+
+/// The JSON and BIN chunks of a GLB file, read here by hand (independent of the library).
+#[track_caller]
+pub fn glb_parts(path: &Path) -> (serde_json::Value, Vec<u8>) {
+    let bytes = std::fs::read(path).expect("read GLB");
+    assert_eq!(&bytes[..4], b"glTF", "{}: GLB magic", path.display());
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json = serde_json::from_slice(bytes[20..20 + json_len].trim_ascii_end()).expect("GLB JSON");
+    let rest = &bytes[20 + json_len..];
+    let bin = if rest.len() >= 8 {
+        let len = u32::from_le_bytes(rest[..4].try_into().unwrap()) as usize;
+        rest[8..8 + len].to_vec()
+    } else {
+        Vec::new()
+    };
+    (json, bin)
+}

@@ -259,7 +259,7 @@ fn a_vrm1_facing_minus_z_is_an_error() {
 mod oracle {
     use serde_json::Value;
 
-    use crate::util::{humanoid_ok, s, shared, temp_dir, three_vrm};
+    use crate::util::{glb_parts, humanoid_ok, khronos_validate, s, shared, temp_dir, three_vrm};
 
     /// Compares a `rest` object with the oracle's: same bones, positions to 1e-5 m,
     /// 1 − |q·q'| < 1e-6.
@@ -354,6 +354,203 @@ mod oracle {
                 .unwrap_or_else(|e| panic!("{stem}: three-vrm does not load our output: {e}"));
             let expected = oracle(&format!("expected_rest_{stem}.json"));
             assert_rest_matches(&loaded["rest"], &expected["rest"], stem);
+        }
+    }
+
+    fn vrm1_files() -> Vec<std::path::PathBuf> {
+        [
+            "debug_robot.vrm",
+            "VRMC_materials_mtoon_UV_Animation_Test.vrm",
+            "VRMC_vrm_expressions_isBinary_Overrides.vrm",
+        ]
+        .iter()
+        .map(|n| shared().join("corpus/vrm").join(n))
+        .collect()
+    }
+
+    #[test]
+    fn vrm1_to_gltf_with_ext_and_back_is_the_same_file() {
+        let dir = temp_dir();
+        for file in vrm1_files() {
+            let stem = file.file_stem().unwrap().to_str().unwrap();
+            let glb = dir.path().join(format!("{stem}.glb"));
+            let back = dir.path().join(format!("{stem}_back.vrm"));
+            humanoid_ok(&["convert", s(&file), s(&glb)]);
+            humanoid_ok(&["convert", s(&glb), s(&back)]);
+            let (json_in, bin_in) = glb_parts(&file);
+            let (json_mid, bin_mid) = glb_parts(&glb);
+            let (json_back, bin_back) = glb_parts(&back);
+            assert_eq!(
+                json_back, json_in,
+                "{stem}: VRM -> glTF+EXT -> VRM gives the same JSON"
+            );
+            assert!(
+                bin_back == bin_in && bin_mid == bin_in,
+                "{stem}: buffers byte-identical"
+            );
+            // The glTF carries EXT_skeleton_humanoid with the VRM's bones, and keeps VRMC_vrm.
+            let ext = &json_mid["extensions"]["EXT_skeleton_humanoid"]["humanoidSkeletons"][0]
+                ["humanoidBones"];
+            let vrm = json_in["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]
+                .as_object()
+                .unwrap();
+            assert_eq!(ext.as_object().unwrap().len(), vrm.len(), "{stem}");
+            for (bone, v) in vrm {
+                assert_eq!(ext[bone], v["node"], "{stem} {bone}");
+            }
+            assert!(json_mid["extensions"]["VRMC_vrm"].is_object());
+            assert!(json_mid["extensionsUsed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e == "EXT_skeleton_humanoid"));
+            let (errors_in, _, _) = khronos_validate(&file);
+            let (errors_mid, _, messages) = khronos_validate(&glb);
+            assert!(errors_mid <= errors_in, "{stem}: {messages:#?}");
+        }
+    }
+
+    #[test]
+    fn strip_vrm_leaves_plain_gltf_with_ext() {
+        let dir = temp_dir();
+        let file = shared().join("corpus/vrm/debug_robot.vrm");
+        let out = dir.path().join("plain.glb");
+        humanoid_ok(&["convert", "--strip-vrm", s(&file), s(&out)]);
+        let (json, _) = glb_parts(&out);
+        let text = json.to_string();
+        assert!(!text.contains("VRMC_"), "no VRM extension left");
+        assert!(json["extensions"]["EXT_skeleton_humanoid"].is_object());
+        let inspect: Value =
+            serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&out)]).stdout).unwrap();
+        assert_eq!(inspect["format"], "glb");
+        assert_eq!(inspect["skeletons"][0]["mapped"], 53);
+    }
+
+    #[test]
+    fn the_mannequin_as_vrm1_loads_in_three_vrm_at_its_own_rest() {
+        let dir = temp_dir();
+        let mannequin =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/mannequin.glb");
+        let out = dir.path().join("mannequin.vrm");
+        let run = humanoid_ok(&[
+            "convert",
+            s(&mannequin),
+            s(&out),
+            "--vrm-author",
+            "humanoid tests",
+        ]);
+        assert!(run.stdout.contains("VRM_META_DEFAULTED"), "{}", run.stdout);
+        let (json, _) = glb_parts(&out);
+        assert_eq!(
+            json["extensions"]["VRMC_vrm"]["meta"]["authors"][0],
+            "humanoid tests"
+        );
+        assert!(
+            json["extensions"].get("EXT_skeleton_humanoid").is_none(),
+            "the repeated EXT skeleton is dropped"
+        );
+        let ours: Value =
+            serde_json::from_str(&humanoid_ok(&["pose", "--rest", "--json", s(&mannequin)]).stdout)
+                .unwrap();
+        let loaded =
+            three_vrm(&["--vrm", s(&out), "--rest"]).unwrap_or_else(|e| panic!("three-vrm: {e}"));
+        assert_eq!(loaded["vrm"]["boneCount"], 55);
+        assert_rest_matches(&loaded["rest"], &ours["rest"], "mannequin.vrm");
+        let (errors, warnings, messages) = khronos_validate(&out);
+        assert_eq!((errors, warnings), (0, 0), "{messages:#?}");
+        // And back: VRM -> glTF gives the EXT skeleton the mannequin started with.
+        let back = dir.path().join("back.glb");
+        humanoid_ok(&["convert", s(&out), s(&back)]);
+        let (original, _) = glb_parts(&mannequin);
+        let (again, _) = glb_parts(&back);
+        assert_eq!(
+            again["extensions"]["EXT_skeleton_humanoid"],
+            original["extensions"]["EXT_skeleton_humanoid"]
+        );
+    }
+
+    #[test]
+    fn vrma_rest_hips_equal_three_vrm() {
+        for (vrma, anim) in [
+            (
+                "idle_loop.vrma",
+                "expected_anim_debug_robot__idle_loop.json",
+            ),
+            ("test.vrma", "expected_anim_debug_robot__test.json"),
+            (
+                "nop.vrma",
+                "expected_anim_VRMC_vrm_expressions_isBinary_Overrides__nop.json",
+            ),
+        ] {
+            let file = shared().join("corpus/vrma").join(vrma);
+            let ours: Value =
+                serde_json::from_str(&humanoid_ok(&["pose", "--rest", "--json", s(&file)]).stdout)
+                    .unwrap();
+            let expected = &oracle(anim)["vrma"]["restHipsPosition"];
+            for c in 0..3 {
+                let (a, b) = (
+                    ours["rest"]["hips"]["p"][c].as_f64().unwrap(),
+                    expected[c].as_f64().unwrap(),
+                );
+                assert!((a - b).abs() <= 1e-5, "{vrma}: rest hips {c}: {a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn vrma_tracks_read_as_three_vrm_plays_them() {
+        use humanoid::model::clip::{Property, TrackTarget};
+        // test.vrma: one arm rotation, the `happy` expression and the gaze.
+        let test = humanoid::read(&shared().join("corpus/vrma/test.vrma")).unwrap();
+        let clip = &test.asset.clips[0];
+        let expected = oracle("expected_anim_debug_robot__test.json");
+        let happy = test
+            .asset
+            .expressions
+            .iter()
+            .position(|e| e.name == "happy")
+            .unwrap();
+        let weights = clip
+            .track(TrackTarget::Expression(happy as u16), Property::Weights(1))
+            .expect("happy track");
+        assert!(
+            clip.tracks_for(TrackTarget::LookAt).next().is_some(),
+            "gaze track"
+        );
+        for sample in expected["samples"].as_array().unwrap() {
+            let t = sample["tClamped"].as_f64().unwrap() as f32;
+            let mut w = [0f32];
+            weights.sample(t, &mut w);
+            let e = sample["expressions"]["happy"].as_f64().unwrap() as f32;
+            assert!((w[0] - e).abs() <= 1e-5, "happy at {t}: {} vs {e}", w[0]);
+        }
+
+        // idle_loop.vrma: the hips move through a root scaled by 0.01; three-vrm plays the
+        // model-space position times the hips-height ratio.
+        let idle = humanoid::read(&shared().join("corpus/vrma/idle_loop.vrma")).unwrap();
+        let clip = &idle.asset.clips[0];
+        let track =
+            humanoid::formats::vrm::vrma::hips_offset_track(&idle.asset, clip).expect("hips track");
+        let hips = idle.asset.humanoids[0]
+            .bones
+            .get(humanoid::model::HumanBone::Hips)
+            .unwrap();
+        let rest = idle.asset.skeleton.rest_world(hips).translation;
+        let expected = oracle("expected_anim_debug_robot__idle_loop.json");
+        let scale = expected["vrma"]["hipsTranslationScale"].as_f64().unwrap() as f32;
+        for sample in expected["samples"].as_array().unwrap() {
+            let t = sample["tClamped"].as_f64().unwrap() as f32;
+            let mut offset = [0f32; 3];
+            track.sample(t, &mut offset);
+            let p = sample["bones"]["hips"]["p"].as_array().unwrap();
+            for c in 0..3 {
+                let ours = (rest[c] + offset[c]) * scale;
+                let theirs = p[c].as_f64().unwrap() as f32;
+                assert!(
+                    (ours - theirs).abs() <= 1e-5,
+                    "hips at {t} [{c}]: {ours} vs {theirs}"
+                );
+            }
         }
     }
 }

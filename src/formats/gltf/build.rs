@@ -288,6 +288,13 @@ fn animation(w: &mut Writer, clip: &Clip) -> Result<Value, Error> {
             Property::Weights(_) => ("weights", "SCALAR", 1),
         };
         let values = match track.target() {
+            TrackTarget::Expression(_) | TrackTarget::LookAt => {
+                return Err(Error::unsupported(format!(
+                    "clip {:?}: a {} track has no plain glTF channel (it belongs to VRMA)",
+                    clip.name,
+                    track.target()
+                )))
+            }
             TrackTarget::Joint(_) => track.values().to_vec(),
             TrackTarget::Bone(bone) => ext::deltas_from_canonical(
                 bone,
@@ -306,10 +313,11 @@ fn animation(w: &mut Writer, clip: &Clip) -> Result<Value, Error> {
         samplers.push(json!({"input": input, "output": output, "interpolation": interpolation}));
         let sampler = samplers.len() - 1;
         let target = match track.target() {
-            TrackTarget::Joint(joint) => json!({"node": joint.index(), "path": path}),
             TrackTarget::Bone(bone) => {
                 json!({"path": path, "extensions": ext::channel_extension(bone)})
             }
+            TrackTarget::Joint(joint) => json!({"node": joint.index(), "path": path}),
+            TrackTarget::Expression(_) | TrackTarget::LookAt => continue,
         };
         channels.push(json!({"sampler": sampler, "target": target}));
     }

@@ -26,6 +26,8 @@ pub struct Declared {
     pub look_at_node: Option<usize>,
     /// Expression names (VRM 1.0 preset names).
     pub expressions: Vec<Expression>,
+    /// VRMA: the expression and lookAt nodes.
+    pub vrma_targets: Option<super::vrma::Targets>,
 }
 
 /// Reads `humanBones` of VRM 1.0 / VRMA: an object `{"leftHand": {"node": 12}, …}`.

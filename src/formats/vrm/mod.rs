@@ -17,10 +17,12 @@
 //! # Ok(()) }
 //! ```
 
+pub mod convert;
 pub mod humanoid;
 pub mod migrate;
 pub mod validate;
 pub mod view;
+pub mod vrma;
 
 use std::path::Path;
 
@@ -112,6 +114,9 @@ pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
         .get(HumanBone::Hips)
         .map(|hips| top_of(&asset.skeleton, hips));
     asset.humanoids.insert(0, HumanoidSkeleton { root, bones });
+    if let Some(targets) = &declared.vrma_targets {
+        vrma::classify_clips(asset, targets, diagnostics);
+    }
     Ok(outcome)
 }
 
@@ -187,6 +192,7 @@ fn declared(
             if let Some(expressions) = root.get("expressions") {
                 out.expressions = humanoid::expressions_v1(&expressions)?;
             }
+            out.vrma_targets = Some(vrma::targets(&root, nodes)?);
             if let Some(look_at) = root.get("lookAt") {
                 let mut look = crate::model::face::LookAt::default();
                 if let Some(offset) = look_at.get("offsetFromHeadBone") {

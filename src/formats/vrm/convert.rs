@@ -1,0 +1,401 @@
+//! Turning a glTF-family document into another glTF-family target: VRM ↔ glTF with
+//! `EXT_skeleton_humanoid`, and the identity writes. Everything not named here passes through
+//! untouched (the document layer keeps every property).
+//!
+//! | input | output | what changes |
+//! |---|---|---|
+//! | VRM 1.0 / VRMA | `.glb` / `.gltf` | `EXT_skeleton_humanoid` added from the VRM bone map (unless the file has one); VRM extensions kept, or removed with `strip_vrm` |
+//! | glTF + EXT | VRM 1.0 | `VRMC_vrm` added (bone map from EXT skeleton 0, meta from the options or defaults, reported); an EXT skeleton that only repeats it is dropped |
+//! | glTF with `VRMC_vrm` | VRM 1.0 | an EXT skeleton that only repeats `VRMC_vrm` is dropped (so VRM → glTF → VRM gives the input back) |
+//! | VRM x | VRM x (same flavour) | nothing: the identity |
+//! | VRM 0.x | `.glb` / `.gltf` | nothing (a 0.x model faces −Z, which EXT forbids: migrate with `--to vrm1` first) |
+
+use serde_json::{json, Map, Value};
+
+use super::{extension_name, flavour, VRM0, VRMC_VRM, VRMC_VRM_ANIMATION};
+use crate::error::{Diagnostics, Error};
+use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
+use crate::formats::gltf::Document;
+use crate::formats::Format;
+use crate::model::{HumanBone, Profile};
+
+/// The VRM meta written when a VRM is made from a file that has none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetaOptions {
+    /// `meta.name` (default: the input's file stem).
+    pub name: Option<String>,
+    /// `meta.authors` (default: `["unknown"]`).
+    pub authors: Vec<String>,
+    /// `meta.licenseUrl` (default: the VRM Public License 1.0, `https://vrm.dev/licenses/1.0/`).
+    pub license_url: Option<String>,
+}
+
+/// Options of VRM-related conversions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VrmOptions {
+    /// Remove the VRM extensions from a glTF output.
+    pub strip_vrm: bool,
+    /// Meta for a VRM made from a plain glTF.
+    pub meta: MetaOptions,
+}
+
+/// Every extension that belongs to VRM (removed by `strip_vrm`).
+pub const VRM_EXTENSIONS: [&str; 7] = [
+    VRMC_VRM,
+    VRM0,
+    VRMC_VRM_ANIMATION,
+    "VRMC_springBone",
+    "VRMC_springBone_extended_collider",
+    "VRMC_node_constraint",
+    "VRMC_materials_mtoon",
+];
+
+/// Prepares `document` for writing as `target`; `from_vrm_file` says whether it was read from a
+/// `.vrm`/`.vrma` file (a VRM written back as VRM is the identity).
+///
+/// # Errors
+/// [`Error::Unsupported`] for a conversion this module cannot make (the message says what
+/// would be needed); [`Error::Invalid`] when the humanoid needed for the target is missing or
+/// does not meet the target's rules.
+pub fn prepare(
+    mut document: Document,
+    from_vrm_file: bool,
+    target: Format,
+    options: &VrmOptions,
+) -> Result<(Document, Diagnostics), Error> {
+    let mut diagnostics = Diagnostics::new();
+    let found = flavour(&document);
+    let path = document.path().display().to_string();
+    match (found, target) {
+        (Some(Format::Vrm1 | Format::Vrma), Format::Glb | Format::Gltf) => {
+            add_ext_from_vrm(&mut document, &mut diagnostics)?;
+            if options.strip_vrm {
+                strip_vrm(&mut document, &mut diagnostics);
+            }
+        }
+        (Some(Format::Vrm0), Format::Glb | Format::Gltf) => {
+            diagnostics.info(
+                "VRM0_NO_EXT",
+                "/extensions/VRM",
+                "EXT_skeleton_humanoid not added: a VRM 0.x model faces -Z and EXT requires +Z; convert with --to vrm1 (migration) first",
+            );
+            if options.strip_vrm {
+                strip_vrm(&mut document, &mut diagnostics);
+            }
+        }
+        (None, Format::Glb | Format::Gltf) => {
+            if options.strip_vrm {
+                strip_vrm(&mut document, &mut diagnostics);
+            }
+        }
+        (Some(Format::Vrm1), Format::Vrm1) if !from_vrm_file => {
+            drop_redundant_ext(&mut document, &mut diagnostics)?;
+        }
+        (Some(found), target) if found == target => {}
+        (None, Format::Vrm1) => {
+            add_vrmc_vrm(&mut document, &options.meta, &mut diagnostics)?;
+            drop_redundant_ext(&mut document, &mut diagnostics)?;
+        }
+        (Some(found), target) => {
+            return Err(Error::unsupported(format!(
+                "{path}: writing {target} from a {found} file is not built yet"
+            )))
+        }
+        (None, target) => {
+            return Err(Error::unsupported(format!(
+                "{path}: writing {target} from a plain glTF file is not built yet"
+            )))
+        }
+    }
+    Ok((document, diagnostics))
+}
+
+/// The bone map a VRM 1.0 or VRMA document declares, as (bone, node) in bone order.
+fn vrm_bones(document: &Document, name: &str) -> Result<Vec<(HumanBone, usize)>, Error> {
+    let value = document
+        .root
+        .extensions
+        .as_ref()
+        .and_then(|e| e.get(name))
+        .and_then(|v| v.get("humanoid"))
+        .and_then(|h| h.get("humanBones"));
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    let view = super::view::View::new(
+        value,
+        format!("/extensions/{name}/humanoid/humanBones"),
+        document.path(),
+    );
+    let mut scratch = Diagnostics::new();
+    let mut bones = super::humanoid::bones_v1(&view, document.root.nodes.len(), &mut scratch)?;
+    bones.sort_by_key(|(bone, _)| bone.index());
+    Ok(bones)
+}
+
+/// The node's topmost ancestor (the node itself for a root).
+fn top_node(document: &Document, node: usize) -> usize {
+    let nodes = &document.root.nodes;
+    let mut parent = vec![None; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        for child in &n.children {
+            if let Some(slot) = parent.get_mut(child.as_usize()) {
+                *slot = Some(i);
+            }
+        }
+    }
+    let mut current = node;
+    // The validation pass guarantees a forest; the bound only guards against a bug.
+    for _ in 0..nodes.len() {
+        match parent.get(current).copied().flatten() {
+            Some(p) => current = p,
+            None => break,
+        }
+    }
+    current
+}
+
+/// The EXT skeleton a bone map implies: root = the hips' topmost ancestor.
+fn skeleton_def(document: &Document, bones: Vec<(HumanBone, usize)>) -> Option<SkeletonDef> {
+    let hips = bones.iter().find(|(b, _)| *b == HumanBone::Hips)?.1;
+    Some(SkeletonDef {
+        root_node: top_node(document, hips),
+        bones,
+    })
+}
+
+fn root_extensions(document: &mut Document) -> &mut Map<String, Value> {
+    document.root.extensions.get_or_insert_with(Map::new)
+}
+
+fn use_extension(document: &mut Document, name: &str) {
+    if !document.root.extensions_used.iter().any(|e| e == name) {
+        document.root.extensions_used.push(name.to_owned());
+    }
+}
+
+fn unuse_extension(document: &mut Document, name: &str) {
+    document.root.extensions_used.retain(|e| e != name);
+    document.root.extensions_required.retain(|e| e != name);
+}
+
+/// Adds `EXT_skeleton_humanoid` from the VRM 1.0 / VRMA bone map, unless there is one.
+fn add_ext_from_vrm(document: &mut Document, diagnostics: &mut Diagnostics) -> Result<(), Error> {
+    if document
+        .root
+        .extensions
+        .as_ref()
+        .is_some_and(|e| e.contains_key(ext::NAME))
+    {
+        diagnostics.info(
+            "EXT_KEPT",
+            format!("/extensions/{}", ext::NAME),
+            "the file already has EXT_skeleton_humanoid; kept as it is",
+        );
+        return Ok(());
+    }
+    let name = flavour(document).map_or(VRMC_VRM, extension_name);
+    let bones = vrm_bones(document, name)?;
+    let Some(def) = skeleton_def(document, bones) else {
+        diagnostics.warn(
+            "EXT_NOT_ADDED",
+            format!("/extensions/{name}/humanoid"),
+            "EXT_skeleton_humanoid not added: the VRM humanoid has no hips",
+        );
+        return Ok(());
+    };
+    let count = def.bones.len();
+    root_extensions(document).insert(ext::NAME.to_owned(), ext::write_root(&[def]));
+    use_extension(document, ext::NAME);
+    diagnostics.info(
+        "EXT_ADDED",
+        format!("/extensions/{}", ext::NAME),
+        format!("EXT_skeleton_humanoid added from the {name} bone map ({count} bones)"),
+    );
+    Ok(())
+}
+
+/// Removes the VRM extensions from the root, the materials and the nodes.
+fn strip_vrm(document: &mut Document, diagnostics: &mut Diagnostics) {
+    let mut removed: Vec<&str> = Vec::new();
+    for name in VRM_EXTENSIONS {
+        let mut found = false;
+        if let Some(extensions) = document.root.extensions.as_mut() {
+            found |= extensions.shift_remove(name).is_some();
+        }
+        for node in document.root.nodes.iter_mut() {
+            if let Some(extensions) = node.extensions.as_mut() {
+                found |= extensions.shift_remove(name).is_some();
+            }
+        }
+        if let Some(Value::Array(materials)) = document.root.other.get_mut("materials") {
+            for material in materials {
+                if let Some(Value::Object(extensions)) = material.get_mut("extensions") {
+                    found |= extensions.shift_remove(name).is_some();
+                }
+            }
+        }
+        found |= document.root.extensions_used.iter().any(|e| e == name);
+        unuse_extension(document, name);
+        if found {
+            removed.push(name);
+        }
+    }
+    if document.root.extensions.as_ref().is_some_and(Map::is_empty) {
+        document.root.extensions = None;
+    }
+    if !removed.is_empty() {
+        diagnostics.info(
+            "VRM_STRIPPED",
+            "/extensions",
+            format!("removed as asked (--strip-vrm): {}", removed.join(", ")),
+        );
+    }
+}
+
+/// Adds `VRMC_vrm` from EXT skeleton 0, after checking what VRM 1.0 requires.
+fn add_vrmc_vrm(
+    document: &mut Document,
+    meta: &MetaOptions,
+    diagnostics: &mut Diagnostics,
+) -> Result<(), Error> {
+    let path = document.path().to_path_buf();
+    let Some(value) = document
+        .root
+        .extensions
+        .as_ref()
+        .and_then(|e| e.get(ext::NAME))
+        .cloned()
+    else {
+        return Err(Error::unsupported(format!(
+            "{}: cannot write VRM 1.0: the file has no humanoid bone map (EXT_skeleton_humanoid); \
+             map its bones first (a mapping table or `humanoid map`)",
+            path.display()
+        )));
+    };
+    let defs = ext::read_root(&value, document.root.nodes.len(), &path, diagnostics)?;
+    if defs.len() > 1 {
+        diagnostics.warn(
+            "VRM_FIRST_SKELETON",
+            format!("/extensions/{}/humanoidSkeletons", ext::NAME),
+            format!(
+                "the file declares {} humanoid skeletons; VRM holds one: skeleton 0 is used",
+                defs.len()
+            ),
+        );
+    }
+    let Some(def) = defs.into_iter().next() else {
+        return Err(Error::unsupported(format!(
+            "{}: cannot write VRM 1.0: EXT_skeleton_humanoid declares no skeleton",
+            path.display()
+        )));
+    };
+    let missing: Vec<&str> = HumanBone::ALL
+        .iter()
+        .filter(|b| b.is_required(Profile::Vrm1) && def.node(**b).is_none())
+        .map(|b| b.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::unsupported(format!(
+            "{}: cannot write VRM 1.0: {} required bone(s) are not mapped: {}",
+            path.display(),
+            missing.len(),
+            missing.join(", ")
+        )));
+    }
+    let mut human_bones = Map::new();
+    let mut bones = def.bones.clone();
+    bones.sort_by_key(|(bone, _)| bone.index());
+    for (bone, node) in &bones {
+        human_bones.insert(bone.as_str().to_owned(), json!({ "node": node }));
+    }
+    let defaulted = meta.name.is_none() || meta.authors.is_empty() || meta.license_url.is_none();
+    let name = meta.name.clone().unwrap_or_else(|| {
+        path.file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("humanoid")
+            .to_owned()
+    });
+    let authors = if meta.authors.is_empty() {
+        vec!["unknown".to_owned()]
+    } else {
+        meta.authors.clone()
+    };
+    let license = meta
+        .license_url
+        .clone()
+        .unwrap_or_else(|| "https://vrm.dev/licenses/1.0/".to_owned());
+    let vrm = json!({
+        "specVersion": "1.0",
+        "meta": {"name": name, "authors": authors, "licenseUrl": license},
+        "humanoid": {"humanBones": Value::Object(human_bones)}
+    });
+    root_extensions(document).insert(VRMC_VRM.to_owned(), vrm);
+    use_extension(document, VRMC_VRM);
+    diagnostics.info(
+        "VRM_ADDED",
+        format!("/extensions/{VRMC_VRM}"),
+        format!(
+            "VRMC_vrm added from EXT_skeleton_humanoid skeleton 0 ({} bones)",
+            bones.len()
+        ),
+    );
+    if defaulted {
+        diagnostics.warn(
+            "VRM_META_DEFAULTED",
+            format!("/extensions/{VRMC_VRM}/meta"),
+            "meta filled with defaults where not given (name: the file name, authors: unknown, licence: VRM Public License 1.0); set them with --vrm-name, --vrm-author and --vrm-license-url",
+        );
+    }
+    Ok(())
+}
+
+/// Drops an EXT skeleton that says nothing `VRMC_vrm` does not: one skeleton, the same bones,
+/// the hips' topmost ancestor as root, and no EXT animation channel.
+fn drop_redundant_ext(document: &mut Document, diagnostics: &mut Diagnostics) -> Result<(), Error> {
+    let Some(value) = document
+        .root
+        .extensions
+        .as_ref()
+        .and_then(|e| e.get(ext::NAME))
+        .cloned()
+    else {
+        return Ok(());
+    };
+    let path = document.path().to_path_buf();
+    let mut scratch = Diagnostics::new();
+    let defs = ext::read_root(&value, document.root.nodes.len(), &path, &mut scratch)?;
+    let bones = vrm_bones(document, VRMC_VRM)?;
+    let Some(expected) = skeleton_def(document, bones) else {
+        return Ok(());
+    };
+    let channels_use_ext = document.root.animations.iter().any(|a| {
+        a.channels.iter().any(|c| {
+            c.target
+                .extensions
+                .as_ref()
+                .is_some_and(|e| e.contains_key(ext::NAME))
+        })
+    });
+    let same = match defs.as_slice() {
+        [only] => {
+            let mut found = only.bones.clone();
+            found.sort_by_key(|(bone, _)| bone.index());
+            only.root_node == expected.root_node && found == expected.bones
+        }
+        _ => false,
+    };
+    if !same || channels_use_ext || !scratch.is_empty() {
+        return Ok(());
+    }
+    if let Some(extensions) = document.root.extensions.as_mut() {
+        extensions.shift_remove(ext::NAME);
+    }
+    unuse_extension(document, ext::NAME);
+    diagnostics.info(
+        "EXT_DROPPED",
+        format!("/extensions/{}", ext::NAME),
+        "EXT_skeleton_humanoid dropped: it repeats the VRMC_vrm bone map (converting back to glTF adds it again)",
+    );
+    Ok(())
+}

@@ -75,6 +75,9 @@ pub fn convert(
             output.display()
         )));
     }
+    if target == Format::Vrma && vrm_version != Some(Format::Vrma) {
+        return write_vrma(&document, output);
+    }
     let from_vrm_file = matches!(source, Format::Vrm1 | Format::Vrm0 | Format::Vrma);
     let (document, prepared) =
         vrm::convert::prepare(document, from_vrm_file, target, &options.vrm)?;
@@ -87,6 +90,22 @@ pub fn convert(
     diagnostics.extend(written.diagnostics);
     Ok(ConvertReport {
         format: target,
+        bytes_written: written.bytes,
+        diagnostics,
+    })
+}
+
+/// VRMA from the canonical model: the humanoid and its clips.
+fn write_vrma(document: &gltf::Document, output: &Path) -> Result<ConvertReport, Error> {
+    let read = vrm::asset_from_document(document)?;
+    let mut diagnostics = read.diagnostics;
+    let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
+    let built = vrm::vrma::build(&read.asset, generator, &mut diagnostics)
+        .map_err(|e| Error::unsupported(format!("{}: {e}", document.path().display())))?;
+    let written = gltf::build::write_glb(&built, output)?;
+    diagnostics.extend(written.diagnostics);
+    Ok(ConvertReport {
+        format: Format::Vrma,
         bytes_written: written.bytes,
         diagnostics,
     })

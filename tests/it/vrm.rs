@@ -553,4 +553,83 @@ mod oracle {
             }
         }
     }
+
+    /// World transforms of every joint at time `t` of `clip`, by forward kinematics written
+    /// here (sample each joint's tracks, compose down the tree), independent of the library's
+    /// VRMA writer.
+    fn forward_kinematics(
+        asset: &humanoid::Asset,
+        clip: &humanoid::model::Clip,
+        t: f32,
+    ) -> Vec<glam::Mat4> {
+        use humanoid::model::clip::{Property, TrackTarget};
+        let skeleton = &asset.skeleton;
+        let mut world: Vec<glam::Mat4> = Vec::with_capacity(skeleton.len());
+        for joint in skeleton.joints() {
+            let mut local = skeleton.rest_local(joint);
+            if let Some(track) = clip.track(TrackTarget::Joint(joint), Property::Rotation) {
+                local.rotation = track.sample_quat(t).unwrap();
+            }
+            if let Some(track) = clip.track(TrackTarget::Joint(joint), Property::Translation) {
+                local.translation = track.sample_vec3(t).unwrap();
+            }
+            let parent = skeleton
+                .parent(joint)
+                .map_or(glam::Mat4::IDENTITY, |p| world[p.index()]);
+            world.push(parent * local.to_mat4());
+        }
+        world
+    }
+
+    #[test]
+    fn vrma_written_from_the_mannequin_plays_in_three_vrm_as_the_original_clip() {
+        let dir = temp_dir();
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let model = dir.path().join("mannequin.vrm");
+        humanoid_ok(&["convert", s(&corpus.join("mannequin.glb")), s(&model)]);
+        let source = humanoid::read(&corpus.join("mannequin.glb")).unwrap().asset;
+        let walk = source.clips.iter().find(|c| c.name == "walk").unwrap();
+        let bones = source.humanoids[0].bones;
+        for (input, name) in [
+            ("mannequin.glb", "nodes"),
+            ("mannequin_ext_clips.glb", "ext"),
+        ] {
+            let vrma = dir.path().join(format!("walk_{name}.vrma"));
+            humanoid_ok(&["convert", s(&corpus.join(input)), s(&vrma)]);
+            let (json, _) = glb_parts(&vrma);
+            assert_eq!(
+                json["extensions"]["VRMC_vrm_animation"]["specVersion"],
+                "1.0"
+            );
+            assert_eq!(json["animations"][0]["name"], "walk", "{name}: walk first");
+            let (errors, _, messages) = khronos_validate(&vrma);
+            assert_eq!(errors, 0, "{name}: {messages:#?}");
+            let played = three_vrm(&["--vrm", s(&model), "--vrma", s(&vrma), "--uniform", "9"])
+                .unwrap_or_else(|e| panic!("three-vrm cannot play {}: {e}", vrma.display()));
+            let samples = played["samples"].as_array().unwrap();
+            assert_eq!(samples.len(), 9);
+            for sample in samples {
+                let t = sample["tClamped"].as_f64().unwrap() as f32;
+                let world = forward_kinematics(&source, walk, t);
+                for (bone, joint) in bones.iter() {
+                    let (_, q, p) = world[joint.index()].to_scale_rotation_translation();
+                    let theirs = &sample["bones"][bone.as_str()];
+                    let f = |v: &Value, i: usize| v[i].as_f64().unwrap() as f32;
+                    let tp =
+                        glam::Vec3::new(f(&theirs["p"], 0), f(&theirs["p"], 1), f(&theirs["p"], 2));
+                    let tq = glam::Quat::from_xyzw(
+                        f(&theirs["q"], 0),
+                        f(&theirs["q"], 1),
+                        f(&theirs["q"], 2),
+                        f(&theirs["q"], 3),
+                    );
+                    assert!(p.distance(tp) <= 1e-4, "{name} {bone} at {t}: {p} vs {tp}");
+                    assert!(
+                        1.0 - q.dot(tq).abs() < 1e-6,
+                        "{name} {bone} at {t}: {q} vs {tq}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -92,6 +92,11 @@ pub fn prepare(
             drop_redundant_ext(&mut document, &mut diagnostics)?;
         }
         (Some(found), target) if found == target => {}
+        (_, Format::Vrma) => {
+            return Err(Error::unsupported(format!(
+                "{path}: a VRMA is written from the canonical clips (crate::formats::vrm::vrma::build), not by editing the document"
+            )))
+        }
         (None, Format::Vrm1) => {
             add_vrmc_vrm(&mut document, &options.meta, &mut diagnostics)?;
             drop_redundant_ext(&mut document, &mut diagnostics)?;

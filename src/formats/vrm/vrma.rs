@@ -246,3 +246,214 @@ pub fn hips_offset_track(asset: &Asset, clip: &Clip) -> Option<Track> {
     )
     .ok()
 }
+
+/// Builds a VRMA document from an asset's humanoid and clips: every joint a node at its rest
+/// (the rest must be the VRM T-pose, which EXT_skeleton_humanoid and VRM 1.0 files declare),
+/// the humanoid bone map in `VRMC_vrm_animation`, each clip an animation (players load the
+/// first). Joint tracks on humanoid bones keep their rotations and the hips translation; bone
+/// tracks (EXT channels) become local rotations of the bone's joint,
+/// `local = P⁻¹ · n · P · L_rest`, and the hips offset a local translation through the
+/// parent's world matrix. What VRMA cannot hold is dropped with a diagnostic: scale tracks,
+/// translations of other bones, morph weights, eye tracks, tracks of unmapped bones.
+///
+/// # Errors
+/// The asset has no humanoid, faces −Z (VRM 0.x: migrate it first), or lacks a bone VRMA
+/// requires.
+pub fn build(
+    asset: &Asset,
+    generator: &str,
+    diagnostics: &mut Diagnostics,
+) -> Result<crate::formats::gltf::build::Built, Error> {
+    use crate::formats::gltf::build::{self, Scene};
+    let humanoid = asset.humanoids.first().ok_or_else(|| {
+        Error::unsupported("writing VRMA needs a humanoid bone map (EXT_skeleton_humanoid or VRM)")
+    })?;
+    if asset.facing != crate::asset::Facing::PlusZ {
+        return Err(Error::unsupported(
+            "writing VRMA from a VRM 0.x model (facing -Z) needs the migration first: convert it with --to vrm1",
+        ));
+    }
+    humanoid
+        .bones
+        .require(crate::model::Profile::Vrm1)
+        .map_err(|e| Error::unsupported(format!("writing VRMA: {e}")))?;
+    let mut clips = Vec::with_capacity(asset.clips.len());
+    for clip in &asset.clips {
+        clips.push(vrma_clip(asset, clip, diagnostics));
+    }
+    if clips.len() > 1 {
+        diagnostics.info(
+            "VRMA_FIRST_CLIP",
+            "/animations/0",
+            format!(
+                "{} clips written; VRMA players play the first, {:?}",
+                clips.len(),
+                clips.first().map(|c| c.name.as_str()).unwrap_or_default()
+            ),
+        );
+    }
+    if asset
+        .skeleton
+        .rest_locals()
+        .iter()
+        .any(|t| !t.scale.abs_diff_eq(Vec3::ONE, 1e-6))
+    {
+        diagnostics.warn(
+            "VRMA_REST_SCALE",
+            "/nodes",
+            "the rest pose has scaled nodes; VRMA strongly recommends none (scale is kept)",
+        );
+    }
+    let mut built = build::build(&Scene {
+        skeleton: &asset.skeleton,
+        humanoids: &[],
+        mesh: None,
+        clips: &clips,
+        generator,
+    })?;
+    let mut human_bones = serde_json::Map::new();
+    for (bone, joint) in humanoid.bones.iter() {
+        if matches!(bone, HumanBone::LeftEye | HumanBone::RightEye) {
+            continue;
+        }
+        human_bones.insert(
+            bone.as_str().to_owned(),
+            serde_json::json!({"node": joint.index()}),
+        );
+    }
+    let extension = serde_json::json!({
+        "specVersion": "1.0",
+        "humanoid": {"humanBones": serde_json::Value::Object(human_bones)}
+    });
+    if let Some(root) = built.json.as_object_mut() {
+        root.insert(
+            "extensionsUsed".into(),
+            serde_json::json!([super::VRMC_VRM_ANIMATION]),
+        );
+        root.insert(
+            "extensions".into(),
+            serde_json::json!({ super::VRMC_VRM_ANIMATION: extension }),
+        );
+    }
+    Ok(built)
+}
+
+/// One clip as VRMA tracks on the asset's own joints (see [`build`]).
+fn vrma_clip(asset: &Asset, clip: &Clip, diagnostics: &mut Diagnostics) -> Clip {
+    let Some(humanoid) = asset.humanoids.first() else {
+        return Clip::new(clip.name.clone());
+    };
+    let bones = humanoid.bones;
+    let skeleton = &asset.skeleton;
+    let mut out = Clip::new(clip.name.clone());
+    let mut dropped: Vec<String> = Vec::new();
+    for track in clip.tracks() {
+        let property = track.property();
+        let (joint, bone) = match track.target() {
+            TrackTarget::Joint(joint) => (joint, bones.bone_of(joint)),
+            TrackTarget::Bone(bone) => match bones.get(bone) {
+                Some(joint) => (joint, Some(bone)),
+                None => {
+                    dropped.push(format!("{bone} {property} (bone not mapped)"));
+                    continue;
+                }
+            },
+            other => {
+                dropped.push(format!("{other} {property}"));
+                continue;
+            }
+        };
+        let allowed = match (bone, property) {
+            (Some(HumanBone::LeftEye | HumanBone::RightEye), _) => false,
+            (_, Property::Weights(_)) => false,
+            (Some(_), Property::Scale) => false,
+            (Some(b), Property::Translation) => b == HumanBone::Hips,
+            _ => true,
+        };
+        if !allowed {
+            dropped.push(format!("{} {property}", skeleton.name(joint)));
+            continue;
+        }
+        let converted = match track.target() {
+            TrackTarget::Bone(_) => joint_track_from_bone_track(asset, joint, track),
+            _ => Some(track.clone()),
+        };
+        match converted {
+            Some(t) => out.add_track(t),
+            None => dropped.push(format!("{} {property}", skeleton.name(joint))),
+        }
+    }
+    if !dropped.is_empty() {
+        let more = dropped.len().saturating_sub(8);
+        dropped.truncate(8);
+        diagnostics.warn(
+            "VRMA_TRACK_DROPPED",
+            format!("clip {:?}", clip.name),
+            format!(
+                "{} track(s) VRMA cannot hold dropped: {}{}",
+                dropped.len() + more,
+                dropped.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ),
+        );
+    }
+    out
+}
+
+/// A bone track (normalized rotation, or the hips offset in model axes) as the local track of
+/// `joint`: `local = P⁻¹ · n · P · L_rest`; `t_local = M_parent⁻¹ · (p_rest + offset)`. Both
+/// maps are affine, so cubic-spline tangents take the linear part.
+fn joint_track_from_bone_track(asset: &Asset, joint: JointId, track: &Track) -> Option<Track> {
+    let skeleton = &asset.skeleton;
+    let parent = skeleton.parent(joint).map(|p| skeleton.rest_world(p));
+    let p_rot = parent.map_or(glam::Quat::IDENTITY, |p| p.rotation);
+    let rest = skeleton.rest_local(joint);
+    let cubic = track.interpolation() == Interpolation::CubicSpline;
+    let values: Vec<f32> = match track.property() {
+        Property::Rotation => track
+            .values()
+            .chunks_exact(4)
+            .enumerate()
+            .flat_map(|(i, q)| {
+                let n = glam::Quat::from_xyzw(q[0], q[1], q[2], q[3]);
+                let local = if cubic && i % 3 != 1 {
+                    p_rot.inverse() * n * p_rot * rest.rotation
+                } else {
+                    crate::pose::normalized::local_from_normalized(p_rot, rest.rotation, n)
+                };
+                local.to_array()
+            })
+            .collect(),
+        Property::Translation => {
+            let to_local = parent.map_or(Mat4::IDENTITY, |p| p.to_mat4()).inverse();
+            let rest_world = skeleton.rest_world(joint).translation;
+            track
+                .values()
+                .chunks_exact(3)
+                .enumerate()
+                .flat_map(|(i, v)| {
+                    let v = Vec3::new(v[0], v[1], v[2]);
+                    let local = if cubic && i % 3 != 1 {
+                        to_local.transform_vector3(v)
+                    } else {
+                        to_local.transform_point3(rest_world + v)
+                    };
+                    local.to_array()
+                })
+                .collect()
+        }
+        _ => return None,
+    };
+    Track::new(
+        TrackTarget::Joint(joint),
+        track.property(),
+        track.interpolation(),
+        track.times().to_vec(),
+        values,
+    )
+    .ok()
+}

@@ -96,6 +96,7 @@ pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
     }
     let pointer = format!("/extensions/{}/humanoid", extension_name(flavour));
     validate::check(&asset.skeleton, &bones, flavour, &pointer, diagnostics);
+    bones_not_joints(document, &declared.bones, &pointer, diagnostics);
     asset.format = flavour;
     asset.facing = match flavour {
         Format::Vrm0 => Facing::MinusZ,
@@ -118,6 +119,40 @@ pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
         vrma::classify_clips(asset, targets, diagnostics);
     }
     Ok(outcome)
+}
+
+/// A skinned VRM whose humanoid bones are not all joints of a skin: noted (the bone still
+/// drives nothing it skins; skinless VRMs, common for props and tests, are not noted).
+fn bones_not_joints(
+    document: &Document,
+    bones: &[(HumanBone, usize)],
+    pointer: &str,
+    diagnostics: &mut Diagnostics,
+) {
+    let skins = &document.root.skins;
+    if skins.is_empty() {
+        return;
+    }
+    let joints: std::collections::HashSet<usize> = skins
+        .iter()
+        .flat_map(|s| s.joints.iter().map(|j| j.as_usize()))
+        .collect();
+    let loose: Vec<&str> = bones
+        .iter()
+        .filter(|(_, node)| !joints.contains(node))
+        .map(|(bone, _)| bone.as_str())
+        .collect();
+    if !loose.is_empty() {
+        diagnostics.info(
+            "VRM_BONE_NOT_JOINT",
+            pointer,
+            format!(
+                "{} humanoid bone(s) are not joints of any skin: {}",
+                loose.len(),
+                loose.join(", ")
+            ),
+        );
+    }
 }
 
 /// The topmost ancestor of a joint (the joint itself for a root).

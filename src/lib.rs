@@ -26,6 +26,7 @@ pub mod error;
 pub mod formats;
 pub mod inspect;
 pub mod mannequin;
+pub mod mapping;
 pub mod model;
 pub mod pose;
 

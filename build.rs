@@ -1,0 +1,37 @@
+//! Compiles the mapping tables in `mappings/*.toml` into the binary: generates
+//! `$OUT_DIR/builtin_mappings.rs`, a list of (file stem, contents). Adding a table is adding a
+//! file; no Rust changes.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn main() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("mappings");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    let mut out = String::from("/// Built-in tables: (file stem, TOML text).\npub(crate) static BUILTIN: &[(&str, &str)] = &[\n");
+    for path in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    ({stem:?}, include_str!({:?})),",
+            path.display().to_string()
+        );
+    }
+    out.push_str("];\n");
+    let target = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("builtin_mappings.rs");
+    std::fs::write(target, out).expect("write builtin_mappings.rs");
+}

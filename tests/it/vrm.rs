@@ -632,4 +632,51 @@ mod oracle {
             }
         }
     }
+
+    #[test]
+    fn convert_to_vrm1_migrates_a_vrm0_model_to_the_oracles_turned_rest() {
+        let dir = temp_dir();
+        let file = shared().join("corpus/vrm/Godette_vrm_v4.vrm");
+        let out = dir.path().join("godette_1.vrm");
+        let run = humanoid_ok(&["convert", s(&file), s(&out), "--to", "vrm1"]);
+        assert!(
+            run.stdout.contains("MIGRATE_MATERIALS_DROPPED"),
+            "what was lost is reported: {}",
+            run.stdout
+        );
+        let ours: Value =
+            serde_json::from_str(&humanoid_ok(&["pose", "--rest", "--json", s(&out)]).stdout)
+                .unwrap();
+        assert_eq!(ours["format"], "vrm1");
+        let expected = oracle("expected_anim_Godette_vrm_v4__idle_loop__rotateVRM0.json");
+        // Positions only: the migration keeps identity rest rotations (conjugation), where
+        // rotateVRM0 pre-multiplies them by R_y(180°).
+        let positions = |v: &Value| -> Value {
+            Value::Object(
+                v.as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(k, b)| {
+                        (
+                            k.clone(),
+                            serde_json::json!({"p": b["p"], "q": [0, 0, 0, 1]}),
+                        )
+                    })
+                    .collect(),
+            )
+        };
+        assert_rest_matches(
+            &positions(&ours["rest"]),
+            &positions(&expected["rest"]),
+            "Godette migrated",
+        );
+        let loaded =
+            three_vrm(&["--vrm", s(&out), "--rest"]).unwrap_or_else(|e| panic!("three-vrm: {e}"));
+        assert_eq!(loaded["vrm"]["metaVersion"], "1");
+        assert_rest_matches(
+            &positions(&loaded["rest"]),
+            &positions(&expected["rest"]),
+            "Godette migrated, in three-vrm",
+        );
+    }
 }

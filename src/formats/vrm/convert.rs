@@ -8,6 +8,7 @@
 //! | glTF + EXT | VRM 1.0 | `VRMC_vrm` added (bone map from EXT skeleton 0, meta from the options or defaults, reported); an EXT skeleton that only repeats it is dropped |
 //! | glTF with `VRMC_vrm` | VRM 1.0 | an EXT skeleton that only repeats `VRMC_vrm` is dropped (so VRM → glTF → VRM gives the input back) |
 //! | VRM x | VRM x (same flavour) | nothing: the identity |
+//! | VRM 0.x | VRM 1.0 (`--to vrm1`) | the migration ([`super::migrate`]): turned to face +Z, extension migrated |
 //! | VRM 0.x | `.glb` / `.gltf` | nothing (a 0.x model faces −Z, which EXT forbids: migrate with `--to vrm1` first) |
 
 use serde_json::{json, Map, Value};
@@ -92,6 +93,11 @@ pub fn prepare(
             drop_redundant_ext(&mut document, &mut diagnostics)?;
         }
         (Some(found), target) if found == target => {}
+        (Some(Format::Vrm0), Format::Vrm1) => {
+            let (migrated, found) = super::migrate::migrate_vrm0_to_vrm1(&document)?;
+            document = migrated;
+            diagnostics.extend(found);
+        }
         (_, Format::Vrma) => {
             return Err(Error::unsupported(format!(
                 "{path}: a VRMA is written from the canonical clips (crate::formats::vrm::vrma::build), not by editing the document"

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod convert;
+pub mod downgrade;
 pub mod humanoid;
 pub mod migrate;
 pub mod validate;

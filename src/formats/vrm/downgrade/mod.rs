@@ -1,0 +1,1 @@
+//! VRM 1.0 -> 0.x (work in progress).

@@ -31,6 +31,10 @@ pub struct Asset {
     pub look_at: Option<LookAt>,
     /// Named facial expressions (VRM expressions / 0.x blend-shape groups).
     pub expressions: Vec<Expression>,
+    /// Joints of any skin (empty for a skinless file), in skeleton order.
+    pub skin_joints: Vec<JointId>,
+    /// Skin joints that some vertex is weighted to (end/tip joints usually are not).
+    pub weighted_joints: Vec<JointId>,
 }
 
 /// The direction a character faces in its file's space.
@@ -57,6 +61,8 @@ impl Asset {
             meta: None,
             look_at: None,
             expressions: Vec::new(),
+            skin_joints: Vec::new(),
+            weighted_joints: Vec::new(),
         }
     }
 }

@@ -4,6 +4,8 @@
 mod convert;
 mod demo;
 mod inspect;
+mod map;
+mod mappings;
 mod pose;
 mod validate;
 
@@ -11,7 +13,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args as ClapArgs, Parser, Subcommand};
 
 /// Move humanoid characters and animations between glTF (EXT_skeleton_humanoid), VRM, H-Anim,
 /// Godot and rig conventions.
@@ -86,6 +88,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Find which joint of a rig is which canonical bone (the best table, or the skeleton's
+    /// shape); exit 1 when the rig is not a humanoid.
+    Map {
+        /// The rig to read.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Write the mapping as an editable table.
+        #[arg(short, long, value_name = "TABLE.toml")]
+        out: Option<PathBuf>,
+        /// Replace an existing table file.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        maps: MapArgs,
+    },
+    /// List, show or check the mapping tables.
+    Mappings {
+        #[command(subcommand)]
+        command: MappingsCommand,
+    },
     /// Write the bundled mannequin (node channels and EXT_skeleton_humanoid channels).
     Demo {
         /// Output folder.
@@ -94,6 +118,53 @@ enum Command {
         /// Replace existing files.
         #[arg(long)]
         force: bool,
+    },
+}
+
+/// `--map` and `--mappings`, for every command that reads a rig.
+#[derive(Debug, Clone, Default, ClapArgs)]
+pub struct MapArgs {
+    /// A mapping table to use: a built-in name or a TOML file.
+    #[arg(long, value_name = "TABLE")]
+    map: Option<String>,
+    /// A folder of extra mapping tables (*.toml).
+    #[arg(long, value_name = "DIR")]
+    mappings: Vec<PathBuf>,
+}
+
+impl MapArgs {
+    /// The tables (built in, plus the folders and file given) and the name of the forced table.
+    fn library(&self) -> Result<(humanoid::mapping::Library, Option<String>), humanoid::Error> {
+        let mut library = humanoid::mapping::Library::builtin()?;
+        for dir in &self.mappings {
+            library.add_dir(dir)?;
+        }
+        let forced = match &self.map {
+            Some(map) if map.ends_with(".toml") => Some(library.add_file(map.as_ref())?),
+            other => other.clone(),
+        };
+        Ok((library, forced))
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum MappingsCommand {
+    /// List the tables.
+    List {
+        #[command(flatten)]
+        maps: MapArgs,
+    },
+    /// Print one table as TOML.
+    Show {
+        /// The table's name.
+        name: String,
+        #[command(flatten)]
+        maps: MapArgs,
+    },
+    /// Check every table in a folder (default: the built-in ones); exit 1 on errors.
+    Lint {
+        /// The folder.
+        dir: Option<PathBuf>,
     },
 }
 
@@ -134,6 +205,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             rotate_vrm0,
             json,
         } => pose::run(&mut out, &file, rotate_vrm0, json),
+        Command::Map {
+            file,
+            json,
+            out: table,
+            force,
+            maps,
+        } => map::run(&mut out, &file, &maps, json, table.as_deref(), force),
+        Command::Mappings { command } => match command {
+            MappingsCommand::List { maps } => mappings::list(&mut out, &maps),
+            MappingsCommand::Show { name, maps } => mappings::show(&mut out, &maps, &name),
+            MappingsCommand::Lint { dir } => mappings::lint(&mut out, dir.as_deref()),
+        },
         Command::Demo { out: dir, force } => demo::run(&mut out, &dir, force),
     }
 }

@@ -1,13 +1,20 @@
 //! Bone-name mapping tables: which joint of a rig is which canonical bone.
 //!
 //! Tables are data (`mappings/*.toml`, `docs/mappings.md`): [`Table`] reads and checks one,
-//! [`normalize`] is how rig names meet table names.
+//! [`normalize`] is how rig names meet table names, [`Library`] holds the built-in ones and any
+//! read at run time. [`detect`] applies tables to a rig and picks the best, [`auto`] maps a rig
+//! by its shape, and [`map_rig`] chooses between them.
 
+pub mod auto;
+pub mod detect;
 pub mod library;
+pub mod map;
 pub mod normalize;
 pub mod table;
 
+pub use detect::{Mapping, Method};
 pub use library::Library;
+pub use map::{map_rig, Choice, MapReport};
 pub use table::{Origin, Table};
 
 #[cfg(test)]

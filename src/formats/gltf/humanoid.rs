@@ -77,9 +77,12 @@ pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
     for (a, animation) in document.root.animations.iter().enumerate() {
         clips.push(clip(document, a, animation, &ids, &mut diagnostics)?);
     }
+    let (skin_joints, weighted_joints) = skin_joints(document, &ids, &mut diagnostics);
     let mut asset = Asset::new(format_of(document), skeleton, source_indices);
     asset.humanoids = humanoids;
     asset.clips = clips;
+    asset.skin_joints = skin_joints;
+    asset.weighted_joints = weighted_joints;
     Ok(ReadOutcome { asset, diagnostics })
 }
 
@@ -237,6 +240,79 @@ fn shorten(items: &[&str], shown: usize) -> String {
         text.push_str(&format!(" and {} more", items.len() - shown));
     }
     text
+}
+
+/// The joints of every skin, and those some vertex is weighted to (read from the `JOINTS_n` /
+/// `WEIGHTS_n` of the primitives each skinned node draws), both sorted. An accessor that
+/// cannot be read is noted and its primitive skipped.
+fn skin_joints(
+    document: &Document,
+    ids: &[JointId],
+    diagnostics: &mut Diagnostics,
+) -> (Vec<JointId>, Vec<JointId>) {
+    let root = &document.root;
+    let mut joints: Vec<JointId> = root
+        .skins
+        .iter()
+        .flat_map(|s| s.joints.iter())
+        .filter_map(|n| joint_of(ids, n.as_usize()))
+        .collect();
+    joints.sort();
+    joints.dedup();
+    let mut weighted = vec![false; ids.len()];
+    for node in root.nodes.iter() {
+        let (Some(skin), Some(mesh)) = (node.skin, node.mesh) else {
+            continue;
+        };
+        let (Some(skin), Some(mesh)) = (
+            root.skins.get(skin.as_usize()),
+            root.meshes.get(mesh.as_usize()),
+        ) else {
+            continue;
+        };
+        for primitive in &mesh.primitives {
+            for set in 0..8 {
+                let (Some(j), Some(w)) = (
+                    primitive.attributes.get(&format!("JOINTS_{set}")),
+                    primitive.attributes.get(&format!("WEIGHTS_{set}")),
+                ) else {
+                    break;
+                };
+                let (js, ws) = match (
+                    accessor::read_u32(document, j),
+                    accessor::read_f32(document, w),
+                ) {
+                    (Ok(js), Ok(ws)) => (js, ws),
+                    (Err(e), _) | (_, Err(e)) => {
+                        diagnostics.warn(
+                            "GLTF_SKIN_WEIGHTS",
+                            format!("/accessors/{j}"),
+                            e.to_string(),
+                        );
+                        break;
+                    }
+                };
+                for (index, weight) in js.iter().zip(&ws) {
+                    if *weight <= 0.0 {
+                        continue;
+                    }
+                    let node = skin.joints.get(*index as usize).map(|n| n.as_usize());
+                    if let Some(joint) = node.and_then(|n| joint_of(ids, n)) {
+                        if let Some(slot) = weighted.get_mut(joint.index()) {
+                            *slot = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let weighted = weighted
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| **w)
+        .filter_map(|(i, _)| JointId::from_index(i))
+        .collect();
+    (joints, weighted)
 }
 
 /// Compares each skin's inverse bind matrices with the node rest pose: `rest_world_j · IBM_j`

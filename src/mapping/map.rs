@@ -1,0 +1,184 @@
+//! `humanoid map`: which joint of a rig is which canonical bone, by the best table or by the
+//! auto-mapper, with what is missing and what is left over.
+//!
+//! The choice (`docs/mappings.md`): a table named with `--map` is applied as it is. Otherwise
+//! every table is tried; the best one is taken when it maps all 15 required bones. When it does
+//! not, the auto-mapper tries the skeleton's shape, and the mapping with more required bones
+//! (then more bones) wins. A rig neither maps to at least five bones is not a humanoid: refused
+//! with the auto-mapper's reason. A humanoid the file declares (EXT_skeleton_humanoid, VRM) is
+//! not used here: `map` looks at the rig itself.
+//!
+//! The JSON form (`map --json`):
+//!
+//! ```text
+//! {"table": NAME|null, "method": "table"|"auto",
+//!  "bones": {"hips": "mixamorig:Hips", ...}, "nodes": {"hips": 3, ...},
+//!  "confidence": {"hips": 0.98, ...}, "missing": [bone...], "unmapped": [joint name...]}
+//! ```
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use super::auto::auto_map;
+use super::detect::{apply, best_table, candidates, Mapping, Method};
+use super::library::Library;
+use super::table::Table;
+use crate::asset::Asset;
+use crate::error::Error;
+use crate::model::{HumanBone, Profile};
+
+/// The fewest bones a partial humanoid (a hand-only rig) must map to be accepted.
+pub const MIN_BONES: usize = 5;
+
+/// Which table to use.
+#[derive(Debug, Clone, Copy)]
+pub enum Choice<'a> {
+    /// The best table, or the auto-mapper.
+    Detect,
+    /// This table, as it is.
+    Table(&'a Table),
+}
+
+/// Maps the rig of `asset` (see the module docs).
+///
+/// # Errors
+/// [`Error::Unsupported`] naming `path` when the rig is not a humanoid, with the reason.
+pub fn map_rig(
+    asset: &Asset,
+    library: &Library,
+    choice: Choice<'_>,
+    path: &Path,
+) -> Result<Mapping, Error> {
+    if let Choice::Table(table) = choice {
+        return Ok(apply(table, asset));
+    }
+    let from_table = best_table(library.tables(), asset).map(|(_, m)| m);
+    if let Some(complete) = from_table.as_ref().filter(|m| m.score().0 == 15) {
+        return Ok(complete.clone());
+    }
+    let auto = auto_map(asset);
+    let best = match (from_table, &auto) {
+        (Some(t), Ok(a)) => {
+            if a.score() > t.score() {
+                a.clone()
+            } else {
+                t
+            }
+        }
+        (Some(t), Err(_)) => t,
+        (None, Ok(a)) => a.clone(),
+        (None, Err(e)) => return Err(refuse(path, &e.to_string())),
+    };
+    if best.bones.len() < MIN_BONES {
+        let reason = match &auto {
+            Err(e) => e.to_string(),
+            Ok(_) => format!("only {} joint(s) could be identified", best.bones.len()),
+        };
+        return Err(refuse(path, &reason));
+    }
+    Ok(best)
+}
+
+fn refuse(path: &Path, reason: &str) -> Error {
+    Error::unsupported(format!(
+        "{}: {reason}; no table fits its names either, so it is not mapped (a hand-only rig needs at least {MIN_BONES} bones named by a table)",
+        path.display()
+    ))
+}
+
+/// What `map` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapReport {
+    /// The table used, or `null` for the auto-mapper.
+    pub table: Option<String>,
+    /// `table` or `auto`.
+    pub method: &'static str,
+    /// Canonical bone → joint name.
+    pub bones: IndexMap<&'static str, String>,
+    /// Canonical bone → node index in the file.
+    pub nodes: IndexMap<&'static str, usize>,
+    /// Canonical bone → confidence in `[0, 1]`.
+    pub confidence: IndexMap<&'static str, f32>,
+    /// VRM 1.0 required bones not found.
+    pub missing: Vec<&'static str>,
+    /// The rig's joints left out.
+    pub unmapped: Vec<String>,
+}
+
+impl MapReport {
+    /// The report for a mapping of `asset`.
+    pub fn new(asset: &Asset, mapping: &Mapping) -> MapReport {
+        let skeleton = &asset.skeleton;
+        let mut bones = IndexMap::new();
+        let mut nodes = IndexMap::new();
+        let mut confidence = IndexMap::new();
+        for (bone, joint) in mapping.bones.iter() {
+            bones.insert(bone.as_str(), skeleton.name(joint).to_owned());
+            nodes.insert(bone.as_str(), asset.source_index(joint));
+            confidence.insert(
+                bone.as_str(),
+                (mapping.confidence(bone) * 100.0).round() / 100.0,
+            );
+        }
+        let missing = HumanBone::ALL
+            .into_iter()
+            .filter(|b| b.is_required(Profile::Vrm1) && mapping.bones.get(*b).is_none())
+            .map(HumanBone::as_str)
+            .collect();
+        let unmapped = candidates(asset)
+            .into_iter()
+            .filter(|j| mapping.bones.bone_of(*j).is_none())
+            .map(|j| skeleton.name(j).to_owned())
+            .collect();
+        let (table, method) = match &mapping.method {
+            Method::Table(name) => (Some(name.clone()), "table"),
+            Method::Auto => (None, "auto"),
+        };
+        MapReport {
+            table,
+            method,
+            bones,
+            nodes,
+            confidence,
+            missing,
+            unmapped,
+        }
+    }
+
+    /// The mapping as editable TOML: the table of [`MapReport::to_table`], then each missing
+    /// required bone as a commented line to fill in (until then `--map` refuses the table).
+    pub fn to_toml(&self, name: &str, source: &str) -> String {
+        let mut text = self.to_table(name, source).to_toml();
+        for bone in &self.missing {
+            text.push_str(&format!(
+                "# {bone} = \"\"  # required, not found in the rig: fill in\n"
+            ));
+        }
+        text
+    }
+
+    /// The mapping as a table (bones whose joint has no name are left out).
+    pub fn to_table(&self, name: &str, source: &str) -> Table {
+        let bones = self
+            .bones
+            .iter()
+            .filter(|(_, joint)| !joint.is_empty())
+            .filter_map(|(bone, joint)| {
+                Some((bone.parse::<HumanBone>().ok()?, vec![joint.clone()]))
+            })
+            .collect();
+        let how = match &self.table {
+            Some(t) => format!("the {t} table"),
+            None => "the auto-mapper".to_owned(),
+        };
+        Table::from_parts(
+            name,
+            name,
+            &format!("Mapping of {source} found by {how}; edit and pass with --map"),
+            source,
+            bones,
+        )
+    }
+}

@@ -12,7 +12,10 @@ use serde::Serialize;
 
 use crate::asset::input_format;
 use crate::error::{Diagnostics, Error};
+use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::formats::{gltf, vrm, Format};
+use crate::mapping::{map_rig, Choice, Library, MapReport};
+use crate::model::HumanBone;
 
 /// How to convert.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +26,19 @@ pub struct ConvertOptions {
     pub force: bool,
     /// VRM-related options (strip the VRM extensions, meta for a new VRM).
     pub vrm: vrm::convert::VrmOptions,
+    /// Map a rig that declares no humanoid (by these tables, or the one named) and declare it
+    /// with `EXT_skeleton_humanoid`. A VRM output from such a rig is mapped even without it
+    /// (by the built-in tables and the auto-mapper).
+    pub mapping: Option<RigMapping>,
+}
+
+/// The tables to map a rig with, and the one to use (`None`: detect).
+#[derive(Debug, Clone)]
+pub struct RigMapping {
+    /// The tables (built in, and any added).
+    pub library: Library,
+    /// The table to use; `None` picks the best table or the auto-mapper.
+    pub table: Option<String>,
 }
 
 /// What a conversion did.
@@ -60,7 +76,7 @@ pub fn convert(
             input.display()
         )));
     }
-    let document = gltf::Document::open(input)?;
+    let mut document = gltf::Document::open(input)?;
     let vrm_version = vrm::flavour(&document);
     let target = match options.to {
         Some(format) => format,
@@ -75,13 +91,39 @@ pub fn convert(
             output.display()
         )));
     }
+    let mut mapped = Diagnostics::new();
+    let declares = vrm_version.is_some()
+        || document
+            .root
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(ext::NAME));
+    let needs_humanoid = matches!(target, Format::Vrm1 | Format::Vrma);
+    if !declares && (options.mapping.is_some() || needs_humanoid) {
+        let builtin;
+        let rig = match &options.mapping {
+            Some(rig) => rig,
+            None => {
+                builtin = RigMapping {
+                    library: Library::builtin()?,
+                    table: None,
+                };
+                &builtin
+            }
+        };
+        declare_mapped_humanoid(&mut document, rig, &mut mapped)?;
+    }
     if target == Format::Vrma && vrm_version != Some(Format::Vrma) {
-        return write_vrma(&document, output);
+        let mut report = write_vrma(&document, output)?;
+        mapped.extend(report.diagnostics);
+        report.diagnostics = mapped;
+        return Ok(report);
     }
     let from_vrm_file = matches!(source, Format::Vrm1 | Format::Vrm0 | Format::Vrma);
     let (document, prepared) =
         vrm::convert::prepare(document, from_vrm_file, target, &options.vrm)?;
     let mut diagnostics = document.diagnostics().clone();
+    diagnostics.extend(mapped);
     diagnostics.extend(prepared);
     let written = match target {
         Format::Gltf => document.write_gltf(output, &[])?,
@@ -93,6 +135,86 @@ pub fn convert(
         bytes_written: written.bytes,
         diagnostics,
     })
+}
+
+/// Maps the rig of a document that declares no humanoid and declares the result with
+/// `EXT_skeleton_humanoid` (reporting how, what is missing, and a rest that is not a T-pose).
+fn declare_mapped_humanoid(
+    document: &mut gltf::Document,
+    rig: &RigMapping,
+    diagnostics: &mut Diagnostics,
+) -> Result<(), Error> {
+    let asset = gltf::humanoid::asset_from_document(document)?.asset;
+    let choice = match &rig.table {
+        Some(name) => Choice::Table(
+            rig.library
+                .get(name)
+                .ok_or_else(|| Error::unsupported(format!("no mapping table named {name:?}")))?,
+        ),
+        None => Choice::Detect,
+    };
+    let mapping = map_rig(&asset, &rig.library, choice, document.path())?;
+    let report = MapReport::new(&asset, &mapping);
+    let Some(hips) = mapping.bones.get(HumanBone::Hips) else {
+        return Err(Error::unsupported(format!(
+            "{}: the mapping has no hips, so no humanoid skeleton can be declared (map it with --map TABLE)",
+            document.path().display()
+        )));
+    };
+    let root = asset.skeleton.ancestors(hips).last().unwrap_or(hips);
+    let def = SkeletonDef {
+        root_node: asset.source_index(root),
+        bones: mapping
+            .bones
+            .iter()
+            .map(|(bone, joint)| (bone, asset.source_index(joint)))
+            .collect(),
+    };
+    ext::declare(document, def);
+    let how = match &report.table {
+        Some(table) => format!("the {table} table"),
+        None => "the auto-mapper".to_owned(),
+    };
+    let mut message = format!(
+        "EXT_skeleton_humanoid added: {} bones mapped by {how}",
+        report.bones.len()
+    );
+    if !report.missing.is_empty() {
+        message.push_str(&format!(
+            "; required bones not found: {}",
+            report.missing.join(", ")
+        ));
+    }
+    diagnostics.info("EXT_MAPPED", format!("/extensions/{}", ext::NAME), message);
+    if let Some(degrees) = arm_droop(&asset, &mapping.bones) {
+        diagnostics.warn(
+            "EXT_REST_NOT_TPOSE",
+            "/nodes",
+            format!(
+                "the rest pose is not a T-pose (the arms are {degrees:.0}° below horizontal); EXT_skeleton_humanoid and VRM declare a T-pose rest, so retargeted motion will be off until the rest-pose normaliser bakes one"
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// How far the upper arms point below the horizontal at rest (the larger side), when more
+/// than 15°.
+fn arm_droop(asset: &crate::Asset, bones: &crate::model::BoneMap) -> Option<f32> {
+    let skeleton = &asset.skeleton;
+    let droop = |upper: HumanBone, lower: HumanBone| {
+        let (u, l) = (bones.get(upper)?, bones.get(lower)?);
+        let d = skeleton.rest_world(l).translation - skeleton.rest_world(u).translation;
+        (d.length() > 0.0).then(|| (-d.y / d.length()).clamp(-1.0, 1.0).asin().to_degrees())
+    };
+    let worst = [
+        droop(HumanBone::LeftUpperArm, HumanBone::LeftLowerArm),
+        droop(HumanBone::RightUpperArm, HumanBone::RightLowerArm),
+    ]
+    .into_iter()
+    .flatten()
+    .fold(f32::NEG_INFINITY, f32::max);
+    (worst > 15.0).then_some(worst)
 }
 
 /// VRMA from the canonical model: the humanoid and its clips.

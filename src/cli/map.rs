@@ -18,7 +18,7 @@ pub fn run(
 ) -> Result<ExitCode, CliError> {
     let (library, forced) = maps.library()?;
     let asset = humanoid::read(file)?.asset;
-    let choice = match &forced {
+    let choice = match forced.as_deref().filter(|t| *t != "auto") {
         Some(name) => Choice::Table(library.get(name).ok_or_else(|| {
             humanoid::Error::unsupported(format!("no mapping table named {name:?}"))
         })?),

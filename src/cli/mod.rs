@@ -62,6 +62,10 @@ enum Command {
         /// meta.licenseUrl of a VRM made from a plain glTF (default: VRM Public License 1.0).
         #[arg(long, value_name = "URL")]
         vrm_license_url: Option<String>,
+        /// Map a rig that declares no humanoid and add EXT_skeleton_humanoid: `--map auto`
+        /// (the best table or the skeleton's shape), a table name or a TOML file.
+        #[command(flatten)]
+        maps: MapArgs,
     },
     /// Check a file against its format's rules and the EXT_skeleton_humanoid hierarchy rules
     /// (exit 1 when any error is found).
@@ -124,7 +128,7 @@ enum Command {
 /// `--map` and `--mappings`, for every command that reads a rig.
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct MapArgs {
-    /// A mapping table to use: a built-in name or a TOML file.
+    /// A mapping table to use: a built-in name, a TOML file, or `auto` (detect).
     #[arg(long, value_name = "TABLE")]
     map: Option<String>,
     /// A folder of extra mapping tables (*.toml).
@@ -144,6 +148,21 @@ impl MapArgs {
             other => other.clone(),
         };
         Ok((library, forced))
+    }
+}
+
+impl MapArgs {
+    /// The convert option: `None` unless `--map` or `--mappings` was given (`--map auto`
+    /// detects).
+    fn rig_mapping(&self) -> Result<Option<humanoid::convert::RigMapping>, humanoid::Error> {
+        if self.map.is_none() && self.mappings.is_empty() {
+            return Ok(None);
+        }
+        let (library, forced) = self.library()?;
+        Ok(Some(humanoid::convert::RigMapping {
+            library,
+            table: forced.filter(|t| t != "auto"),
+        }))
     }
 }
 
@@ -183,7 +202,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             vrm_name,
             vrm_author,
             vrm_license_url,
+            maps,
         } => {
+            let mapping = maps.rig_mapping()?;
             let options = humanoid::convert::ConvertOptions {
                 to: to.as_deref().map(str::parse).transpose()?,
                 force,
@@ -195,6 +216,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                         license_url: vrm_license_url,
                     },
                 },
+                mapping,
             };
             convert::run(&mut out, &input, &output, &options, json)
         }

@@ -155,6 +155,21 @@ pub fn write_root(skeletons: &[SkeletonDef]) -> Value {
     Value::Object(root)
 }
 
+/// Declares `skeleton` on `document`: the root extension (one skeleton) and its entry in
+/// `extensionsUsed`. Returns `false`, changing nothing, when the document already has the
+/// extension.
+pub fn declare(document: &mut super::Document, skeleton: SkeletonDef) -> bool {
+    let extensions = document.root.extensions.get_or_insert_with(Map::new);
+    if extensions.contains_key(NAME) {
+        return false;
+    }
+    extensions.insert(NAME.to_owned(), write_root(&[skeleton]));
+    if !document.root.extensions_used.iter().any(|e| e == NAME) {
+        document.root.extensions_used.push(NAME.to_owned());
+    }
+    true
+}
+
 /// What a channel target's `extensions` say about EXT_skeleton_humanoid.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChannelBone {

@@ -216,8 +216,7 @@ fn add_ext_from_vrm(document: &mut Document, diagnostics: &mut Diagnostics) -> R
         return Ok(());
     };
     let count = def.bones.len();
-    root_extensions(document).insert(ext::NAME.to_owned(), ext::write_root(&[def]));
-    use_extension(document, ext::NAME);
+    ext::declare(document, def);
     diagnostics.info(
         "EXT_ADDED",
         format!("/extensions/{}", ext::NAME),

@@ -28,13 +28,16 @@ use serde::Serialize;
 
 use crate::asset::{read, Asset, Facing};
 use crate::error::Error;
+use crate::mapping::RigMapping;
 use crate::model::HumanBone;
 
 /// How to report the pose.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct PoseOptions {
     /// Turn a VRM 0.x model to face +Z (three-vrm's `rotateVRM0`).
     pub rotate_vrm0: bool,
+    /// Map a rig that declares no humanoid.
+    pub mapping: Option<RigMapping>,
 }
 
 /// One bone's world transform.
@@ -64,11 +67,14 @@ pub struct PoseReport {
 /// # Errors
 /// The file cannot be read, or declares no humanoid skeleton.
 pub fn rest_pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error> {
-    let asset = read(path)?.asset;
+    let mut asset = read(path)?.asset;
+    if let Some(mapping) = &options.mapping {
+        mapping.attach(&mut asset, path)?;
+    }
     let rotate = options.rotate_vrm0 && asset.facing == Facing::MinusZ;
     let bones = rest_transforms(&asset, rotate).ok_or_else(|| {
         Error::unsupported(format!(
-            "{}: the file declares no humanoid skeleton (no EXT_skeleton_humanoid or VRM bone map)",
+            "{}: the file declares no humanoid skeleton (no EXT_skeleton_humanoid or VRM bone map); map its rig with --map auto or --map TABLE",
             path.display()
         ))
     })?;

@@ -14,7 +14,7 @@ use crate::asset::input_format;
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::formats::{gltf, vrm, Format};
-use crate::mapping::{map_rig, Choice, Library, MapReport};
+use crate::mapping::{Library, MapReport};
 use crate::model::HumanBone;
 
 /// How to convert.
@@ -32,14 +32,7 @@ pub struct ConvertOptions {
     pub mapping: Option<RigMapping>,
 }
 
-/// The tables to map a rig with, and the one to use (`None`: detect).
-#[derive(Debug, Clone)]
-pub struct RigMapping {
-    /// The tables (built in, and any added).
-    pub library: Library,
-    /// The table to use; `None` picks the best table or the auto-mapper.
-    pub table: Option<String>,
-}
+pub use crate::mapping::RigMapping;
 
 /// What a conversion did.
 #[derive(Debug, Clone, Serialize)]
@@ -145,15 +138,7 @@ fn declare_mapped_humanoid(
     diagnostics: &mut Diagnostics,
 ) -> Result<(), Error> {
     let asset = gltf::humanoid::asset_from_document(document)?.asset;
-    let choice = match &rig.table {
-        Some(name) => Choice::Table(
-            rig.library
-                .get(name)
-                .ok_or_else(|| Error::unsupported(format!("no mapping table named {name:?}")))?,
-        ),
-        None => Choice::Detect,
-    };
-    let mapping = map_rig(&asset, &rig.library, choice, document.path())?;
+    let mapping = rig.map(&asset, document.path())?;
     let report = MapReport::new(&asset, &mapping);
     let Some(hips) = mapping.bones.get(HumanBone::Hips) else {
         return Err(Error::unsupported(format!(

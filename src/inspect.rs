@@ -31,6 +31,7 @@ use serde::Serialize;
 use crate::asset::{read, Asset, Facing};
 use crate::error::{Diagnostics, Error};
 use crate::formats::Format;
+use crate::mapping::RigMapping;
 use crate::model::clip::TrackTarget;
 use crate::model::face::LookAtKind;
 use crate::model::{HumanBone, Profile};
@@ -152,7 +153,32 @@ pub struct ClipReport {
 /// # Errors
 /// The file cannot be read or is structurally invalid.
 pub fn inspect(path: &Path) -> Result<Inspection, Error> {
-    let read = read(path)?;
+    inspect_with(path, None)
+}
+
+/// As [`inspect`], mapping a rig that declares no humanoid with `mapping` (the report lists
+/// how, as a diagnostic).
+///
+/// # Errors
+/// As [`inspect`]; the rig is not a humanoid.
+pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspection, Error> {
+    let mut read = read(path)?;
+    if let Some(mapping) = mapping {
+        if let Some(report) = mapping.attach(&mut read.asset, path)? {
+            let how = report.table.as_deref().map_or_else(
+                || "the auto-mapper".to_owned(),
+                |t| format!("the {t} table"),
+            );
+            read.diagnostics.info(
+                "HUMANOID_MAPPED",
+                "",
+                format!(
+                    "the file declares no humanoid: {} bones mapped by {how}",
+                    report.bones.len()
+                ),
+            );
+        }
+    }
     Ok(Inspection::new(path, &read.asset, read.diagnostics))
 }
 

@@ -6,8 +6,13 @@ use std::process::ExitCode;
 
 use super::{write_json, CliError};
 
-pub fn run(out: &mut impl Write, file: &Path, json: bool) -> Result<ExitCode, CliError> {
-    let inspection = humanoid::inspect::inspect(file)?;
+pub fn run(
+    out: &mut impl Write,
+    file: &Path,
+    json: bool,
+    mapping: Option<&humanoid::mapping::RigMapping>,
+) -> Result<ExitCode, CliError> {
+    let inspection = humanoid::inspect::inspect_with(file, mapping)?;
     if json {
         write_json(out, &inspection)?;
     } else {

@@ -33,6 +33,9 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Map a rig that declares no humanoid (`--map auto`, a table name or a TOML file).
+        #[command(flatten)]
+        maps: MapArgs,
     },
     /// Convert a file to another format (the output extension or --to decides which).
     Convert {
@@ -91,6 +94,9 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Map a rig that declares no humanoid (`--map auto`, a table name or a TOML file).
+        #[command(flatten)]
+        maps: MapArgs,
     },
     /// Find which joint of a rig is which canonical bone (the best table, or the skeleton's
     /// shape); exit 1 when the rig is not a humanoid.
@@ -154,12 +160,12 @@ impl MapArgs {
 impl MapArgs {
     /// The convert option: `None` unless `--map` or `--mappings` was given (`--map auto`
     /// detects).
-    fn rig_mapping(&self) -> Result<Option<humanoid::convert::RigMapping>, humanoid::Error> {
+    fn rig_mapping(&self) -> Result<Option<humanoid::mapping::RigMapping>, humanoid::Error> {
         if self.map.is_none() && self.mappings.is_empty() {
             return Ok(None);
         }
         let (library, forced) = self.library()?;
-        Ok(Some(humanoid::convert::RigMapping {
+        Ok(Some(humanoid::mapping::RigMapping {
             library,
             table: forced.filter(|t| t != "auto"),
         }))
@@ -191,7 +197,9 @@ enum MappingsCommand {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut out = io::stdout().lock();
     match args.command {
-        Command::Inspect { file, json } => inspect::run(&mut out, &file, json),
+        Command::Inspect { file, json, maps } => {
+            inspect::run(&mut out, &file, json, maps.rig_mapping()?.as_ref())
+        }
         Command::Convert {
             input,
             output,
@@ -226,7 +234,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             rest: _,
             rotate_vrm0,
             json,
-        } => pose::run(&mut out, &file, rotate_vrm0, json),
+            maps,
+        } => pose::run(&mut out, &file, rotate_vrm0, json, maps.rig_mapping()?),
         Command::Map {
             file,
             json,

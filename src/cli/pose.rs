@@ -13,8 +13,15 @@ pub fn run(
     file: &Path,
     rotate_vrm0: bool,
     json: bool,
+    mapping: Option<humanoid::mapping::RigMapping>,
 ) -> Result<ExitCode, CliError> {
-    let report = rest_pose(file, &PoseOptions { rotate_vrm0 })?;
+    let report = rest_pose(
+        file,
+        &PoseOptions {
+            rotate_vrm0,
+            mapping,
+        },
+    )?;
     if json {
         write_json(out, &report)?;
         return Ok(ExitCode::SUCCESS);

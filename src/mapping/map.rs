@@ -88,6 +88,66 @@ fn refuse(path: &Path, reason: &str) -> Error {
     ))
 }
 
+/// The tables to map a rig with, and the one to use (`None`: detect). Commands that read a
+/// rig take one from `--map` / `--mappings`.
+#[derive(Debug, Clone)]
+pub struct RigMapping {
+    /// The tables (built in, and any added).
+    pub library: Library,
+    /// The table to use; `None` picks the best table or the auto-mapper.
+    pub table: Option<String>,
+}
+
+impl RigMapping {
+    /// The built-in tables, detecting.
+    ///
+    /// # Errors
+    /// A built-in table is invalid (a bug the tests catch).
+    pub fn detect() -> Result<RigMapping, Error> {
+        Ok(RigMapping {
+            library: Library::builtin()?,
+            table: None,
+        })
+    }
+
+    /// Maps the rig of `asset` read from `path`.
+    ///
+    /// # Errors
+    /// The named table does not exist; the rig is not a humanoid.
+    pub fn map(&self, asset: &Asset, path: &Path) -> Result<Mapping, Error> {
+        let choice =
+            match &self.table {
+                Some(name) => Choice::Table(self.library.get(name).ok_or_else(|| {
+                    Error::unsupported(format!("no mapping table named {name:?}"))
+                })?),
+                None => Choice::Detect,
+            };
+        map_rig(asset, &self.library, choice, path)
+    }
+
+    /// Gives `asset` a humanoid skeleton from the mapping when it declares none; returns the
+    /// report of what was mapped, or `None` when the asset already had one.
+    ///
+    /// # Errors
+    /// As [`RigMapping::map`].
+    pub fn attach(&self, asset: &mut Asset, path: &Path) -> Result<Option<MapReport>, Error> {
+        if !asset.humanoids.is_empty() {
+            return Ok(None);
+        }
+        let mapping = self.map(asset, path)?;
+        let report = MapReport::new(asset, &mapping);
+        let root = mapping
+            .bones
+            .get(HumanBone::Hips)
+            .map(|hips| asset.skeleton.ancestors(hips).last().unwrap_or(hips));
+        asset.humanoids.push(crate::asset::HumanoidSkeleton {
+            root,
+            bones: mapping.bones,
+        });
+        Ok(Some(report))
+    }
+}
+
 /// What `map` reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct MapReport {

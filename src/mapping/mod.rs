@@ -14,7 +14,7 @@ pub mod table;
 
 pub use detect::{Mapping, Method};
 pub use library::Library;
-pub use map::{map_rig, Choice, MapReport};
+pub use map::{map_rig, Choice, MapReport, RigMapping};
 pub use table::{Origin, Table};
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! [`Format`] is the registry: the names `--to` accepts, how an output extension picks a
 //! format, and whether an adapter exists yet.
 
+pub mod bvh;
 pub mod gltf;
 pub mod vrm;
 

@@ -1,0 +1,1 @@
+//! BVH motion capture (in progress).

@@ -9,6 +9,7 @@
 //! | glTF with `VRMC_vrm` | VRM 1.0 | an EXT skeleton that only repeats `VRMC_vrm` is dropped (so VRM → glTF → VRM gives the input back) |
 //! | VRM x | VRM x (same flavour) | nothing: the identity |
 //! | VRM 0.x | VRM 1.0 (`--to vrm1`) | the migration ([`super::migrate`]): turned to face +Z, extension migrated |
+//! | VRM 1.0 | VRM 0.x (`--to vrm0`) | the way back ([`super::downgrade`]), refused when bones have rest rotations |
 //! | VRM 0.x | `.glb` / `.gltf` | nothing (a 0.x model faces −Z, which EXT forbids: migrate with `--to vrm1` first) |
 
 use serde_json::{json, Map, Value};
@@ -93,6 +94,11 @@ pub fn prepare(
             drop_redundant_ext(&mut document, &mut diagnostics)?;
         }
         (Some(found), target) if found == target => {}
+        (Some(Format::Vrm1), Format::Vrm0) => {
+            let (downgraded, found) = super::downgrade::downgrade_vrm1_to_vrm0(&document)?;
+            document = downgraded;
+            diagnostics.extend(found);
+        }
         (Some(Format::Vrm0), Format::Vrm1) => {
             let (migrated, found) = super::migrate::migrate_vrm0_to_vrm1(&document)?;
             document = migrated;

@@ -23,7 +23,7 @@ use crate::error::Diagnostics;
 use crate::formats::gltf::json::Root;
 
 /// The VRM 1.0 preset of a lower-case 0.x preset name.
-pub(super) fn preset(name: &str) -> Option<&'static str> {
+pub(crate) fn preset(name: &str) -> Option<&'static str> {
     Some(match name {
         "neutral" => "neutral",
         "a" => "aa",
@@ -61,7 +61,7 @@ fn color_type(property: &str) -> Option<&'static str> {
 
 /// Unity `_ST` scale and offset to glTF's: the V axis flips
 /// (`offset.y' = 1 − offset.y − scale.y`, UniGLTF's `VerticalFlipScaleOffset`).
-pub(super) fn flip_scale_offset(scale: [f64; 2], offset: [f64; 2]) -> ([f64; 2], [f64; 2]) {
+pub(crate) fn flip_scale_offset(scale: [f64; 2], offset: [f64; 2]) -> ([f64; 2], [f64; 2]) {
     (scale, [offset[0], 1.0 - offset[1] - scale[1]])
 }
 

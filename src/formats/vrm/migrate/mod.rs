@@ -62,7 +62,7 @@
 //! | `MIGRATE_MATERIALS_DROPPED` | warning | MToon and other Unity shader parameters not migrated |
 
 mod accessors;
-mod expressions;
+pub(crate) mod expressions;
 mod humanoid;
 mod look_at;
 mod materials;
@@ -70,7 +70,7 @@ mod meta;
 mod spring;
 mod turn;
 mod uses;
-mod vrm0;
+pub(crate) mod vrm0;
 
 #[cfg(test)]
 mod tests;
@@ -92,7 +92,7 @@ const VRM1_EXTENSION: &str = "VRMC_vrm";
 const SPRING_BONE_EXTENSION: &str = "VRMC_springBone";
 
 /// Compression extensions whose data cannot be turned without decoding them.
-const COMPRESSION: [&str; 2] = ["KHR_draco_mesh_compression", "EXT_meshopt_compression"];
+pub(crate) const COMPRESSION: [&str; 2] = ["KHR_draco_mesh_compression", "EXT_meshopt_compression"];
 
 /// The keys of the 0.x extension this migration reads (or knowingly drops).
 const VRM0_KEYS: [&str; 8] = [
@@ -186,7 +186,7 @@ fn refuse_compressed(document: &Document) -> Result<(), Error> {
 }
 
 /// Turns the whole scene to face +Z: nodes, then every accessor that holds directions.
-fn turn_scene(
+pub(crate) fn turn_scene(
     source: &Document,
     out: &mut Document,
     diagnostics: &mut Diagnostics,

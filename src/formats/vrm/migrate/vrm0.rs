@@ -9,12 +9,12 @@ use crate::formats::gltf::json::{pointer, Root};
 pub(super) const BASE: &str = "/extensions/VRM";
 
 /// `base` + one more pointer segment (escaped).
-pub(super) fn at(base: &str, segment: impl AsRef<str>) -> String {
+pub(crate) fn at(base: &str, segment: impl AsRef<str>) -> String {
     format!("{base}{}", pointer([segment]))
 }
 
 /// A number property.
-pub(super) fn number(object: &Map<String, Value>, key: &str) -> Option<f64> {
+pub(crate) fn number(object: &Map<String, Value>, key: &str) -> Option<f64> {
     object
         .get(key)
         .and_then(Value::as_f64)
@@ -22,12 +22,12 @@ pub(super) fn number(object: &Map<String, Value>, key: &str) -> Option<f64> {
 }
 
 /// A string property.
-pub(super) fn string<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+pub(crate) fn string<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     object.get(key).and_then(Value::as_str)
 }
 
 /// An object property.
-pub(super) fn object<'a>(
+pub(crate) fn object<'a>(
     object: &'a Map<String, Value>,
     key: &str,
 ) -> Option<&'a Map<String, Value>> {
@@ -35,7 +35,7 @@ pub(super) fn object<'a>(
 }
 
 /// An array property (empty when absent or not an array).
-pub(super) fn array<'a>(object: &'a Map<String, Value>, key: &str) -> &'a [Value] {
+pub(crate) fn array<'a>(object: &'a Map<String, Value>, key: &str) -> &'a [Value] {
     object
         .get(key)
         .and_then(Value::as_array)
@@ -43,7 +43,7 @@ pub(super) fn array<'a>(object: &'a Map<String, Value>, key: &str) -> &'a [Value
 }
 
 /// A non-negative integer that fits an index (`-1`, fractions and strings are `None`).
-pub(super) fn index(value: &Value) -> Option<usize> {
+pub(crate) fn index(value: &Value) -> Option<usize> {
     value.as_u64().and_then(|v| usize::try_from(v).ok())
 }
 
@@ -64,19 +64,19 @@ pub(super) fn vector3(value: &Value) -> Option<[f64; 3]> {
 /// UniVRM wrote these vectors straight from Unity (left-handed, the model facing +Z there),
 /// where glTF 0.x space is `(x, y, −z)` (three-vrm reads offsets so); turning the model to
 /// face +Z then gives `(−x, y, z)`, which is UniVRM's `MigrateVector3`.
-pub(super) fn from_unity_vector(v: [f64; 3]) -> [f64; 3] {
+pub(crate) fn from_unity_vector(v: [f64; 3]) -> [f64; 3] {
     let [x, y, z] = v;
     [-x, y, z]
 }
 
 /// A JSON number (a non-finite value, which JSON cannot hold, becomes 0; `-0` becomes 0).
-pub(super) fn json_number(value: f64) -> Value {
+pub(crate) fn json_number(value: f64) -> Value {
     let value = if value == 0.0 { 0.0 } else { value };
     Number::from_f64(value).map_or(Value::from(0), Value::Number)
 }
 
 /// A JSON array of numbers.
-pub(super) fn json_numbers(values: &[f64]) -> Value {
+pub(crate) fn json_numbers(values: &[f64]) -> Value {
     Value::Array(values.iter().map(|&v| json_number(v)).collect())
 }
 
@@ -101,7 +101,7 @@ pub(super) fn material_by_name(root: &Root, name: &str) -> Option<usize> {
 }
 
 /// A readable list of at most `max` items, with a count of the rest.
-pub(super) fn short_list(items: &[String], max: usize) -> String {
+pub(crate) fn short_list(items: &[String], max: usize) -> String {
     let mut shown: Vec<String> = items.iter().take(max).cloned().collect();
     if items.len() > max {
         shown.push(format!("and {} more", items.len() - max));

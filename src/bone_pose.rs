@@ -1,11 +1,17 @@
 //! `humanoid pose`: the world position and rotation of every humanoid bone, in the file's own
-//! space (the scene root at identity), shaped like the three-vrm oracle's output so the two can
-//! be compared number for number:
+//! space (the scene root at identity), at rest and at sample times of a clip (the model's own,
+//! or another file's retargeted onto it), shaped like the three-vrm oracle's output so the two
+//! can be compared number for number:
 //!
 //! ```text
 //! { "file": str, "format": str, "space": str,
-//!   "rest": { "hips": {"p": [x, y, z], "q": [x, y, z, w]}, ... } }   // mapped bones, parents first
+//!   "rest": { "hips": {"p": [x, y, z], "q": [x, y, z, w]}, ... },   // mapped bones, parents first
+//!   "anim": {"file": str, "clip": str, "duration": s},              // with samples only
+//!   "samples": [ {"t": s, "tClamped": s, "bones": {"hips": {"p": .., "q": ..}, ...}} ] }
 //! ```
+//!
+//! Times are clamped to `[0, D]`, D the clip's duration; `uniform(N)` means `t_i = i·D/(N−1)`
+//! (`t = 0` when N = 1), as the oracle does.
 //!
 //! With `rotate_vrm0`, a VRM 0.x model (which faces −Z) is turned to face +Z as three-vrm's
 //! `VRMUtils.rotateVRM0` does: every world transform pre-multiplied by `R_y(180°)`
@@ -20,16 +26,19 @@
 //! # Ok(()) }
 //! ```
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use glam::{Quat, Vec3};
 use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::asset::{read, Asset, Facing};
-use crate::error::Error;
+use crate::error::{Diagnostics, Error};
 use crate::mapping::RigMapping;
+use crate::model::clip::Clip;
 use crate::model::HumanBone;
+use crate::pose::fk::Sampler;
+use crate::pose::retarget::{self, Retargeter, Side};
 
 /// How to report the pose.
 #[derive(Debug, Clone, Default)]
@@ -38,6 +47,47 @@ pub struct PoseOptions {
     pub rotate_vrm0: bool,
     /// Map a rig that declares no humanoid.
     pub mapping: Option<RigMapping>,
+    /// A file whose clip is retargeted onto the model (`None`: the model's own clip).
+    pub anim: Option<PathBuf>,
+    /// The clip to use (`None`: the first).
+    pub clip: Option<String>,
+    /// When to sample.
+    pub times: Times,
+}
+
+/// When to sample a clip.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Times {
+    /// No samples: the rest pose only.
+    #[default]
+    Rest,
+    /// At these times (seconds; clamped to the clip).
+    At(Vec<f32>),
+    /// `N` times spread evenly over the clip, ends included.
+    Uniform(usize),
+}
+
+/// The clip sampled.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnimInfo {
+    /// The file the clip comes from.
+    pub file: String,
+    /// The clip's name.
+    pub clip: String,
+    /// Its duration in seconds.
+    pub duration: f32,
+}
+
+/// The pose at one time.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sample {
+    /// The time asked for.
+    pub t: f32,
+    /// That time clamped to the clip.
+    #[serde(rename = "tClamped")]
+    pub t_clamped: f32,
+    /// Mapped bones, parents first.
+    pub bones: IndexMap<&'static str, BoneTransform>,
 }
 
 /// One bone's world transform.
@@ -60,13 +110,30 @@ pub struct PoseReport {
     pub space: &'static str,
     /// Mapped bones, parents first.
     pub rest: IndexMap<&'static str, BoneTransform>,
+    /// The clip sampled, when there are samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anim: Option<AnimInfo>,
+    /// The samples.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<Sample>,
 }
 
-/// Reads `path` and reports the rest pose of its first humanoid skeleton.
+/// Reads `path` and reports the rest pose of its first humanoid skeleton (and the samples
+/// `options.times` asks for).
 ///
 /// # Errors
 /// The file cannot be read, or declares no humanoid skeleton.
 pub fn rest_pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error> {
+    pose(path, options)
+}
+
+/// Reads the model at `path` and reports its rest pose and, when `options.times` asks, its pose
+/// at those times of a clip: its own, or `options.anim`'s retargeted onto it.
+///
+/// # Errors
+/// A file cannot be read; the model (or the animation) declares no humanoid and no mapping was
+/// given; the clip does not exist.
+pub fn pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error> {
     let mut asset = read(path)?.asset;
     if let Some(mapping) = &options.mapping {
         mapping.attach(&mut asset, path)?;
@@ -78,6 +145,13 @@ pub fn rest_pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error
             path.display()
         ))
     })?;
+    let (anim, samples) = match &options.times {
+        Times::Rest => (None, Vec::new()),
+        times => {
+            let (info, samples) = sample(path, &asset, options, times, rotate)?;
+            (Some(info), samples)
+        }
+    };
     Ok(PoseReport {
         file: path.display().to_string(),
         format: asset.format.name().to_owned(),
@@ -88,17 +162,129 @@ pub fn rest_pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error
         },
         rest: bones
             .into_iter()
-            .map(|(bone, p, q)| {
-                (
-                    bone.as_str(),
-                    BoneTransform {
-                        p: p.to_array(),
-                        q: q.to_array(),
-                    },
-                )
-            })
+            .map(|(bone, p, q)| (bone.as_str(), transform(p, q)))
             .collect(),
+        anim,
+        samples,
     })
+}
+
+fn transform(p: Vec3, q: Quat) -> BoneTransform {
+    BoneTransform {
+        p: p.to_array(),
+        q: q.to_array(),
+    }
+}
+
+/// The clip to use: by name, or the first.
+fn pick_clip<'a>(asset: &'a Asset, name: Option<&str>, file: &Path) -> Result<&'a Clip, Error> {
+    match name {
+        Some(name) => asset.clips.iter().find(|c| c.name == name).ok_or_else(|| {
+            let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
+            Error::unsupported(format!(
+                "{}: no clip named {name:?} (clips: {})",
+                file.display(),
+                names.join(", ")
+            ))
+        }),
+        None => asset
+            .clips
+            .first()
+            .ok_or_else(|| Error::unsupported(format!("{}: the file has no clip", file.display()))),
+    }
+}
+
+/// The times to sample, clamped to `[0, duration]` (asked, clamped).
+fn sample_times(times: &Times, duration: f32) -> Vec<(f32, f32)> {
+    let asked: Vec<f32> = match times {
+        Times::Rest => Vec::new(),
+        Times::At(list) => list.clone(),
+        Times::Uniform(0) => Vec::new(),
+        Times::Uniform(1) => vec![0.0],
+        Times::Uniform(n) => (0..*n)
+            .map(|i| duration * i as f32 / (*n - 1) as f32)
+            .collect(),
+    };
+    asked
+        .into_iter()
+        .map(|t| (t, t.clamp(0.0, duration.max(0.0))))
+        .collect()
+}
+
+fn sample(
+    path: &Path,
+    model: &Asset,
+    options: &PoseOptions,
+    times: &Times,
+    rotate: bool,
+) -> Result<(AnimInfo, Vec<Sample>), Error> {
+    let turn = if rotate {
+        Quat::from_xyzw(0.0, 1.0, 0.0, 0.0)
+    } else {
+        Quat::IDENTITY
+    };
+    let bones = model.humanoids.first().map(|h| h.bones).unwrap_or_default();
+    let report = |worlds: &[glam::Mat4]| -> IndexMap<&'static str, BoneTransform> {
+        bones
+            .iter()
+            .filter_map(|(bone, joint)| {
+                let (p, q) = retarget::position_rotation(*worlds.get(joint.index())?);
+                Some((bone.as_str(), transform(turn * p, turn * q)))
+            })
+            .collect()
+    };
+    let mut samples = Vec::new();
+    match &options.anim {
+        None => {
+            let clip = pick_clip(model, options.clip.as_deref(), path)?;
+            let mut sampler = Sampler::new(&model.skeleton, clip);
+            for (t, clamped) in sample_times(times, clip.duration()) {
+                sampler.evaluate(clamped);
+                let worlds: Vec<glam::Mat4> =
+                    model.skeleton.joints().map(|j| sampler.world(j)).collect();
+                samples.push(Sample {
+                    t,
+                    t_clamped: clamped,
+                    bones: report(&worlds),
+                });
+            }
+            let info = AnimInfo {
+                file: path.display().to_string(),
+                clip: clip.name.clone(),
+                duration: clip.duration(),
+            };
+            Ok((info, samples))
+        }
+        Some(anim_path) => {
+            let mut anim = read(anim_path)?.asset;
+            if let Some(mapping) = &options.mapping {
+                mapping.attach(&mut anim, anim_path)?;
+            }
+            let clip = pick_clip(&anim, options.clip.as_deref(), anim_path)?;
+            let mut diagnostics = Diagnostics::new();
+            let mut retargeter = Retargeter::new(
+                Side::new(&anim, "animation")?,
+                clip,
+                Side::new(model, "model")?,
+                &mut diagnostics,
+            )?;
+            for (t, clamped) in sample_times(times, clip.duration()) {
+                let pose = retargeter.pose_at(clamped);
+                let worlds = retarget::world_matrices(model, &pose);
+                samples.push(Sample {
+                    t,
+                    t_clamped: clamped,
+                    bones: report(&worlds),
+                });
+            }
+            let info = AnimInfo {
+                file: anim_path.display().to_string(),
+                clip: clip.name.clone(),
+                duration: clip.duration(),
+            };
+            Ok((info, samples))
+        }
+    }
 }
 
 /// The world rest transform of each mapped bone of the first humanoid skeleton, parents

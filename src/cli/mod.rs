@@ -84,10 +84,22 @@ enum Command {
     Pose {
         /// The model to read.
         file: PathBuf,
-        /// The rest pose (the only pose printed until retargeting lands; accepted for the
-        /// oracle's spelling).
-        #[arg(long)]
+        /// Another file whose clip is retargeted onto the model (glTF/GLB with a humanoid, a
+        /// .vrma, or any rig with --map); without it, the model's own clip.
+        #[arg(long, value_name = "ANIM")]
+        anim: Option<PathBuf>,
+        /// The clip to sample (default: the first).
+        #[arg(long, value_name = "NAME")]
+        clip: Option<String>,
+        /// The rest pose only (the default).
+        #[arg(long, conflicts_with_all = ["times", "uniform"])]
         rest: bool,
+        /// Sample at these times (seconds, comma-separated; clamped to the clip).
+        #[arg(long, value_name = "T,T,...", value_delimiter = ',')]
+        times: Option<Vec<f32>>,
+        /// Sample N times spread evenly over the clip, ends included.
+        #[arg(long, value_name = "N", conflicts_with = "times")]
+        uniform: Option<usize>,
         /// Turn a VRM 0.x model to face +Z first, as three-vrm's rotateVRM0 does.
         #[arg(long)]
         rotate_vrm0: bool,
@@ -231,11 +243,28 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Command::Validate { file, json } => validate::run(&mut out, &file, json),
         Command::Pose {
             file,
+            anim,
+            clip,
             rest: _,
+            times,
+            uniform,
             rotate_vrm0,
             json,
             maps,
-        } => pose::run(&mut out, &file, rotate_vrm0, json, maps.rig_mapping()?),
+        } => {
+            let options = humanoid::bone_pose::PoseOptions {
+                rotate_vrm0,
+                mapping: maps.rig_mapping()?,
+                anim,
+                clip,
+                times: match (times, uniform) {
+                    (Some(times), _) => humanoid::bone_pose::Times::At(times),
+                    (None, Some(n)) => humanoid::bone_pose::Times::Uniform(n),
+                    (None, None) => humanoid::bone_pose::Times::Rest,
+                },
+            };
+            pose::run(&mut out, &file, &options, json)
+        }
         Command::Map {
             file,
             json,

@@ -1,27 +1,21 @@
-//! `humanoid pose FILE [--rest] [--rotate-vrm0] [--json]`.
+//! `humanoid pose MODEL [--anim ANIM] [--clip NAME] (--rest | --times T,T,… | --uniform N)
+//! [--rotate-vrm0] [--json] [--map …]`.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
-use humanoid::bone_pose::{rest_pose, PoseOptions};
+use humanoid::bone_pose::{pose, BoneTransform, PoseOptions};
+use indexmap::IndexMap;
 
 use super::{write_json, CliError};
 
 pub fn run(
     out: &mut impl Write,
-    file: &Path,
-    rotate_vrm0: bool,
+    file: &std::path::Path,
+    options: &PoseOptions,
     json: bool,
-    mapping: Option<humanoid::mapping::RigMapping>,
 ) -> Result<ExitCode, CliError> {
-    let report = rest_pose(
-        file,
-        &PoseOptions {
-            rotate_vrm0,
-            mapping,
-        },
-    )?;
+    let report = pose(file, options)?;
     if json {
         write_json(out, &report)?;
         return Ok(ExitCode::SUCCESS);
@@ -31,12 +25,31 @@ pub fn run(
         "{} ({}), rest pose in {}",
         report.file, report.format, report.space
     )?;
+    table(out, &report.rest)?;
+    if let Some(anim) = &report.anim {
+        writeln!(
+            out,
+            "\nclip {:?} of {} ({:.3} s)",
+            anim.clip, anim.file, anim.duration
+        )?;
+    }
+    for sample in &report.samples {
+        writeln!(out, "\nt = {} s (clamped {})", sample.t, sample.t_clamped)?;
+        table(out, &sample.bones)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn table(
+    out: &mut impl Write,
+    bones: &IndexMap<&'static str, BoneTransform>,
+) -> Result<(), CliError> {
     writeln!(
         out,
         "  {:<24} {:>30}  {:>40}",
         "bone", "position (m)", "rotation [x, y, z, w]"
     )?;
-    for (bone, t) in &report.rest {
+    for (bone, t) in bones {
         let [x, y, z] = t.p;
         let [qx, qy, qz, qw] = t.q;
         writeln!(
@@ -44,5 +57,5 @@ pub fn run(
             "  {bone:<24} {x:>9.5} {y:>9.5} {z:>9.5}   {qx:>8.5} {qy:>8.5} {qz:>8.5} {qw:>8.5}"
         )?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -1,6 +1,8 @@
 //! Pose math: transforms, sampling, the canonical T-pose and bone frames.
 
+pub mod fk;
 pub mod normalized;
+pub mod retarget;
 pub mod sample;
 pub mod tpose;
 pub mod trs;

@@ -1,0 +1,296 @@
+//! Retargeting by world deltas from the T-pose (ARCHITECTURE.md §3).
+//!
+//! For each humanoid bone `b` of the source, full forward kinematics at time `t` (every joint,
+//! animated non-humanoid intermediates included) gives its world rotation `W_b(t)`; its delta
+//! from the T-pose is `N_b(t) = W_b(t) · (S_b · W_b(rest))⁻¹`, moved into canonical space
+//! (+Z facing) by conjugating with the source's facing turn. On the target, top-down through
+//! its own chain, a bone's world rotation is `W'_b(t) = N_b(t) · S'_b · W'_b(rest)` and its
+//! local rotation `W'_parent(t)⁻¹ · W'_b(t)`, with `W'_parent(t)` the animated world rotation of
+//! its direct parent. Non-humanoid joints keep their rest local transforms; so do translations
+//! and scales, except the hips'.
+//!
+//! - A bone the target lacks is folded into its children: they take their own world deltas,
+//!   which contain its motion.
+//! - A bone the source lacks follows its nearest present ancestor (its delta).
+//! - The hips' world position is the source hips' model-space position scaled by
+//!   `target rest hips height / source rest hips height` (three-vrm's and VRMA's semantics),
+//!   written only when something moves the source hips (a translation on them or an
+//!   ancestor); an error when it must be scaled against a source hips height ≤ 1e-6, a
+//!   diagnostic when the target's height is ≤ 0.
+//!
+//! `S_b` (the T-pose correction) is the identity for files that declare a T-pose rest (glTF
+//! with EXT_skeleton_humanoid, VRM, VRMA); [`Side::corrections`] can carry a measured one.
+
+use glam::{Mat4, Quat, Vec3};
+
+use crate::asset::{Asset, Facing, HumanoidSkeleton};
+use crate::error::{Diagnostics, Error};
+use crate::model::clip::{Clip, Property, TrackTarget};
+use crate::model::skeleton::JointId;
+use crate::model::HumanBone;
+use crate::pose::fk::Sampler;
+use crate::pose::trs::Trs;
+
+/// The turn that takes a file's space to canonical space (+Z facing).
+fn facing_turn(facing: Facing) -> Quat {
+    match facing {
+        Facing::PlusZ => Quat::IDENTITY,
+        Facing::MinusZ => Quat::from_xyzw(0.0, 1.0, 0.0, 0.0),
+    }
+}
+
+/// One side of a retarget: an asset, its humanoid and its T-pose corrections.
+#[derive(Debug, Clone)]
+pub struct Side<'a> {
+    /// The asset.
+    pub asset: &'a Asset,
+    /// Its humanoid skeleton.
+    pub humanoid: &'a HumanoidSkeleton,
+    /// `S_b` per bone (world rotations; identity for a declared T-pose).
+    pub corrections: [Quat; HumanBone::COUNT],
+}
+
+impl<'a> Side<'a> {
+    /// The asset's first humanoid, with identity corrections.
+    ///
+    /// # Errors
+    /// The asset declares no humanoid (map it first).
+    pub fn new(asset: &'a Asset, what: &str) -> Result<Side<'a>, Error> {
+        let humanoid = asset.humanoids.first().ok_or_else(|| {
+            Error::unsupported(format!(
+                "the {what} declares no humanoid skeleton: map its rig (--map auto or --map TABLE)"
+            ))
+        })?;
+        Ok(Side {
+            asset,
+            humanoid,
+            corrections: [Quat::IDENTITY; HumanBone::COUNT],
+        })
+    }
+
+    fn correction(&self, bone: HumanBone) -> Quat {
+        self.corrections
+            .get(bone.index())
+            .copied()
+            .unwrap_or(Quat::IDENTITY)
+    }
+}
+
+/// The target's pose at one time: a local transform per target joint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetPose {
+    /// Local transforms, indexed by target joint.
+    pub locals: Vec<Trs>,
+}
+
+/// Evaluates the retargeted pose of a target at any time of a source clip.
+pub struct Retargeter<'a> {
+    source: Side<'a>,
+    target: Side<'a>,
+    sampler: Sampler<'a>,
+    /// Per canonical bone: the source joint whose delta drives it, and that joint's bone.
+    driver: [Option<(JointId, HumanBone)>; HumanBone::COUNT],
+    /// Source rest world rotation per source joint.
+    source_rest: Vec<Quat>,
+    /// Target rest world rotation per target joint.
+    target_rest: Vec<Quat>,
+    source_turn: Quat,
+    target_turn: Quat,
+    hips: Option<HipsMotion>,
+    /// Scratch: target world rotations.
+    world: Vec<Quat>,
+}
+
+/// How the hips move: the source hips joint, the scale and the target hips' parent.
+#[derive(Debug, Clone, Copy)]
+struct HipsMotion {
+    source: JointId,
+    target: JointId,
+    ratio: f32,
+    target_parent: Mat4,
+}
+
+impl<'a> Retargeter<'a> {
+    /// Prepares retargeting `clip` (of the source asset) onto the target.
+    ///
+    /// # Errors
+    /// A hips translation must be scaled against a source hips height ≤ 1e-6.
+    pub fn new(
+        source: Side<'a>,
+        clip: &'a Clip,
+        target: Side<'a>,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<Retargeter<'a>, Error> {
+        let sampler = Sampler::new(&source.asset.skeleton, clip);
+        let rest_rotations = |asset: &Asset| -> Vec<Quat> {
+            asset
+                .skeleton
+                .rest_worlds()
+                .iter()
+                .map(|w| Trs::from_mat4(w.to_mat4()).rotation)
+                .collect()
+        };
+        let mut driver = [None; HumanBone::COUNT];
+        for bone in HumanBone::ALL {
+            let present = std::iter::once(bone)
+                .chain(bone.ancestors())
+                .find_map(|b| source.humanoid.bones.get(b).map(|j| (j, b)));
+            if let Some(slot) = driver.get_mut(bone.index()) {
+                *slot = present;
+            }
+        }
+        let hips = hips_motion(&source, clip, &target, diagnostics)?;
+        Ok(Retargeter {
+            source_rest: rest_rotations(source.asset),
+            target_rest: rest_rotations(target.asset),
+            source_turn: facing_turn(source.asset.facing),
+            target_turn: facing_turn(target.asset.facing),
+            world: vec![Quat::IDENTITY; target.asset.skeleton.len()],
+            source,
+            target,
+            sampler,
+            driver,
+            hips,
+        })
+    }
+
+    /// Every key time of the source clip's joint tracks (the times a baked clip needs).
+    pub fn key_times(&self) -> Vec<f32> {
+        self.sampler.key_times()
+    }
+
+    /// The canonical world delta `N_b(t)` of the bone driving `bone` (identity when the source
+    /// has none of its chain), after [`Retargeter::evaluate_source`].
+    fn delta(&self, bone: HumanBone) -> Quat {
+        let Some(Some((joint, driving))) = self.driver.get(bone.index()) else {
+            return Quat::IDENTITY;
+        };
+        let rest = self
+            .source_rest
+            .get(joint.index())
+            .copied()
+            .unwrap_or(Quat::IDENTITY);
+        let t_pose = self.source.correction(*driving) * rest;
+        let delta = self.sampler.world_rotation(*joint) * t_pose.inverse();
+        self.source_turn * delta * self.source_turn.inverse()
+    }
+
+    /// Poses the source at `t`.
+    fn evaluate_source(&mut self, t: f32) {
+        self.sampler.evaluate(t);
+    }
+
+    /// The target's pose at time `t` of the source clip.
+    pub fn pose_at(&mut self, t: f32) -> TargetPose {
+        self.evaluate_source(t);
+        let skeleton = &self.target.asset.skeleton;
+        let mut locals = skeleton.rest_locals().to_vec();
+        let to_target = self.target_turn.inverse();
+        for joint in skeleton.joints() {
+            let i = joint.index();
+            let parent_world = skeleton
+                .parent(joint)
+                .and_then(|p| self.world.get(p.index()).copied())
+                .unwrap_or(Quat::IDENTITY);
+            let rest_local = locals.get(i).map_or(Quat::IDENTITY, |l| l.rotation);
+            let world = match self.target.humanoid.bones.bone_of(joint) {
+                Some(bone) => {
+                    let delta = to_target * self.delta(bone) * self.target_turn;
+                    let rest = self.target_rest.get(i).copied().unwrap_or(Quat::IDENTITY);
+                    (delta * self.target.correction(bone) * rest).normalize()
+                }
+                None => parent_world * rest_local,
+            };
+            if let Some(local) = locals.get_mut(i) {
+                local.rotation = (parent_world.inverse() * world).normalize();
+            }
+            if let Some(slot) = self.world.get_mut(i) {
+                *slot = world;
+            }
+        }
+        if let Some(hips) = self.hips {
+            let position = self.sampler.world_position(hips.source);
+            let canonical = self.source_turn * position * hips.ratio;
+            let world = to_target * canonical;
+            if let Some(local) = locals.get_mut(hips.target.index()) {
+                local.translation = hips.target_parent.inverse().transform_point3(world);
+            }
+        }
+        TargetPose { locals }
+    }
+}
+
+/// Whether something moves the source hips, and the scale for their position.
+fn hips_motion(
+    source: &Side<'_>,
+    clip: &Clip,
+    target: &Side<'_>,
+    diagnostics: &mut Diagnostics,
+) -> Result<Option<HipsMotion>, Error> {
+    let (Some(source_hips), Some(target_hips)) = (
+        source.humanoid.bones.get(HumanBone::Hips),
+        target.humanoid.bones.get(HumanBone::Hips),
+    ) else {
+        return Ok(None);
+    };
+    let skeleton = &source.asset.skeleton;
+    let moves = std::iter::once(source_hips)
+        .chain(skeleton.ancestors(source_hips))
+        .any(|j| {
+            clip.track(TrackTarget::Joint(j), Property::Translation)
+                .is_some()
+                || (j != source_hips && clip.tracks_for(TrackTarget::Joint(j)).next().is_some())
+        });
+    if !moves {
+        return Ok(None);
+    }
+    let source_height =
+        (facing_turn(source.asset.facing) * skeleton.rest_world(source_hips).translation).y;
+    let target_skeleton = &target.asset.skeleton;
+    let target_height = target_skeleton.rest_world(target_hips).translation.y;
+    if source_height <= 1e-6 {
+        return Err(Error::unsupported(format!(
+            "the source hips are {source_height} m above the ground at rest: their motion cannot be scaled to the target (hips-height ratio)"
+        )));
+    }
+    if target_height <= 0.0 {
+        diagnostics.warn(
+            "RETARGET_HIPS_HEIGHT",
+            "",
+            format!("the target hips are {target_height} m above the ground at rest; the hips motion is scaled by {}", target_height / source_height),
+        );
+    }
+    let target_parent = target_skeleton
+        .parent(target_hips)
+        .map_or(Mat4::IDENTITY, |p| target_skeleton.rest_world(p).to_mat4());
+    Ok(Some(HipsMotion {
+        source: source_hips,
+        target: target_hips,
+        ratio: target_height / source_height,
+        target_parent,
+    }))
+}
+
+/// World transforms of a target pose (affine matrices per joint).
+pub fn world_matrices(asset: &Asset, pose: &TargetPose) -> Vec<Mat4> {
+    let skeleton = &asset.skeleton;
+    let mut worlds: Vec<Mat4> = Vec::with_capacity(skeleton.len());
+    for joint in skeleton.joints() {
+        let local = pose
+            .locals
+            .get(joint.index())
+            .map_or(Mat4::IDENTITY, Trs::to_mat4);
+        let parent = skeleton
+            .parent(joint)
+            .and_then(|p| worlds.get(p.index()).copied())
+            .unwrap_or(Mat4::IDENTITY);
+        worlds.push(parent * local);
+    }
+    worlds
+}
+
+/// A world position and rotation, for reports.
+pub fn position_rotation(world: Mat4) -> (Vec3, Quat) {
+    let trs = Trs::from_mat4(world);
+    (trs.translation, trs.rotation)
+}

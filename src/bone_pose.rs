@@ -88,6 +88,21 @@ pub struct Sample {
     pub t_clamped: f32,
     /// Mapped bones, parents first.
     pub bones: IndexMap<&'static str, BoneTransform>,
+    /// The gaze (degrees), when the model has a look-at and a clip of another file plays.
+    #[serde(rename = "lookAt", skip_serializing_if = "Option::is_none")]
+    pub look_at: Option<Gaze>,
+    /// Weights of the expressions the clip animates that the model has.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub expressions: IndexMap<String, f32>,
+}
+
+/// Yaw and pitch in degrees.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Gaze {
+    /// About Y; positive looks left.
+    pub yaw: f32,
+    /// About X.
+    pub pitch: f32,
 }
 
 /// One bone's world transform.
@@ -246,6 +261,8 @@ fn sample(
                     t,
                     t_clamped: clamped,
                     bones: report(&worlds),
+                    look_at: None,
+                    expressions: IndexMap::new(),
                 });
             }
             let info = AnimInfo {
@@ -275,6 +292,10 @@ fn sample(
                     t,
                     t_clamped: clamped,
                     bones: report(&worlds),
+                    look_at: retargeter
+                        .gaze_at(clamped)
+                        .map(|(yaw, pitch)| Gaze { yaw, pitch }),
+                    expressions: retargeter.expression_weights(clamped).into_iter().collect(),
                 });
             }
             let info = AnimInfo {

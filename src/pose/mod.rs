@@ -1,6 +1,7 @@
 //! Pose math: transforms, sampling, the canonical T-pose and bone frames.
 
 pub mod fk;
+pub mod look_at;
 pub mod normalized;
 pub mod retarget;
 pub mod sample;

@@ -97,8 +97,20 @@ pub struct Retargeter<'a> {
     source_turn: Quat,
     target_turn: Quat,
     hips: Option<HipsMotion>,
+    gaze: Option<Gaze<'a>>,
+    /// Source expression tracks carried to target expressions: (track, target expression
+    /// name).
+    expressions: Vec<(&'a crate::model::clip::Track, String)>,
     /// Scratch: target world rotations.
     world: Vec<Quat>,
+}
+
+/// The gaze applied to the target's eyes (VRM look-at, bone type), as three-vrm does.
+struct Gaze<'a> {
+    track: Option<&'a crate::model::clip::Track>,
+    look: crate::model::face::LookAt,
+    /// (eye joint, parent's world rest rotation, rest local rotation) for left and right.
+    eyes: [Option<(JointId, Quat, Quat)>; 2],
 }
 
 /// How the hips move: the source hips joint, the scale and the target hips' parent.
@@ -140,7 +152,22 @@ impl<'a> Retargeter<'a> {
             }
         }
         let hips = hips_motion(&source, clip, &target, diagnostics)?;
+        let gaze = gaze(clip, &target);
+        let expressions = clip
+            .tracks()
+            .iter()
+            .filter_map(|track| match track.target() {
+                TrackTarget::Expression(i) => {
+                    let name = &source.asset.expressions.get(usize::from(i))?.name;
+                    let present = target.asset.expressions.iter().any(|e| &e.name == name);
+                    present.then(|| (track, name.clone()))
+                }
+                _ => None,
+            })
+            .collect();
         Ok(Retargeter {
+            gaze,
+            expressions,
             source_rest: rest_rotations(source.asset),
             target_rest: rest_rotations(target.asset),
             source_turn: facing_turn(source.asset.facing),
@@ -208,6 +235,21 @@ impl<'a> Retargeter<'a> {
                 *slot = world;
             }
         }
+        if let Some(gaze) = &self.gaze {
+            let (yaw, pitch) = gaze
+                .track
+                .and_then(|track| track.sample_quat(t))
+                .map_or((0.0, 0.0), crate::pose::look_at::yaw_pitch);
+            let (left, right) = crate::pose::look_at::eye_rotations(&gaze.look, yaw, pitch);
+            for (eye, rotation) in gaze.eyes.iter().zip([left, right]) {
+                if let Some((joint, parent, rest)) = eye {
+                    if let Some(local) = locals.get_mut(joint.index()) {
+                        local.rotation =
+                            (parent.inverse() * rotation * *parent * *rest).normalize();
+                    }
+                }
+            }
+        }
         if let Some(hips) = self.hips {
             let position = self.sampler.world_position(hips.source);
             let canonical = self.source_turn * position * hips.ratio;
@@ -218,6 +260,58 @@ impl<'a> Retargeter<'a> {
         }
         TargetPose { locals }
     }
+}
+
+impl Retargeter<'_> {
+    /// The gaze (yaw, pitch in degrees) at `t`, when the target has a look-at: from the
+    /// source's look-at track, else straight ahead.
+    pub fn gaze_at(&self, t: f32) -> Option<(f32, f32)> {
+        let gaze = self.gaze.as_ref()?;
+        Some(
+            gaze.track
+                .and_then(|track| track.sample_quat(t))
+                .map_or((0.0, 0.0), crate::pose::look_at::yaw_pitch),
+        )
+    }
+
+    /// The weights at `t` of the source's expression tracks that the target has, by name
+    /// (clamped to `[0, 1]`).
+    pub fn expression_weights(&self, t: f32) -> Vec<(String, f32)> {
+        self.expressions
+            .iter()
+            .map(|(track, name)| {
+                let mut w = [0.0];
+                track.sample(t, &mut w);
+                (name.clone(), w[0].clamp(0.0, 1.0))
+            })
+            .collect()
+    }
+}
+
+/// The gaze rig of a target with a bone-type look-at.
+fn gaze<'a>(clip: &'a Clip, target: &Side<'_>) -> Option<Gaze<'a>> {
+    let look = target.asset.look_at.clone()?;
+    let track = clip.track(TrackTarget::LookAt, Property::Rotation);
+    if look.kind != crate::model::face::LookAtKind::Bone {
+        return Some(Gaze {
+            track,
+            look,
+            eyes: [None, None],
+        });
+    }
+    let skeleton = &target.asset.skeleton;
+    let eye = |bone: HumanBone| {
+        let joint = target.humanoid.bones.get(bone)?;
+        let parent = skeleton.parent(joint).map_or(Quat::IDENTITY, |p| {
+            Trs::from_mat4(skeleton.rest_world(p).to_mat4()).rotation
+        });
+        Some((joint, parent, skeleton.rest_local(joint).rotation))
+    };
+    Some(Gaze {
+        track,
+        look,
+        eyes: [eye(HumanBone::LeftEye), eye(HumanBone::RightEye)],
+    })
 }
 
 /// Whether something moves the source hips, and the scale for their position.

@@ -6,5 +6,6 @@ mod cli;
 #[cfg(feature = "corpus")]
 mod corpus;
 mod mannequin;
+mod retarget;
 mod util;
 mod vrm;

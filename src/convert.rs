@@ -218,7 +218,7 @@ fn write_vrma(document: &gltf::Document, output: &Path) -> Result<ConvertReport,
     })
 }
 
-fn check_output_path(input: &Path, output: &Path, force: bool) -> Result<(), Error> {
+pub(crate) fn check_output_path(input: &Path, output: &Path, force: bool) -> Result<(), Error> {
     let same = match (input.canonicalize(), output.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,

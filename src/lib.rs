@@ -29,6 +29,7 @@ pub mod mannequin;
 pub mod mapping;
 pub mod model;
 pub mod pose;
+pub mod retarget;
 
 pub use asset::{read, Asset, ReadOutcome};
 pub use convert::{convert, ConvertOptions};

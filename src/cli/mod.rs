@@ -7,6 +7,7 @@ mod inspect;
 mod map;
 mod mappings;
 mod pose;
+mod retarget;
 mod validate;
 
 use std::io::{self, Write};
@@ -107,6 +108,40 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Map a rig that declares no humanoid (`--map auto`, a table name or a TOML file).
+        #[command(flatten)]
+        maps: MapArgs,
+    },
+    /// Play one file's clip on another character (world deltas from the T-pose) and write the
+    /// character with the clip added.
+    Retarget {
+        /// The animation: a glTF/GLB with a humanoid (or a rig --map can map), a .vrma.
+        anim: PathBuf,
+        /// The character to put the motion on (glTF, GLB or VRM).
+        #[arg(long, value_name = "MODEL")]
+        onto: PathBuf,
+        /// The output: .glb, .gltf, .vrm (the model's own format) or .vrma.
+        #[arg(short, long, value_name = "OUT")]
+        out: PathBuf,
+        /// The clip to use (default: the first).
+        #[arg(long, value_name = "NAME")]
+        clip: Option<String>,
+        /// Resample at this many frames per second (default: the source's key times).
+        #[arg(long, value_name = "N")]
+        fps: Option<f32>,
+        /// How to write the clip: `nodes` (node animation, the default) or `ext`
+        /// (EXT_skeleton_humanoid channels).
+        #[arg(long = "as", value_name = "nodes|ext", default_value = "nodes")]
+        as_: String,
+        /// The output format (default: from the output extension).
+        #[arg(long, value_name = "FORMAT")]
+        to: Option<String>,
+        /// Replace an existing output file.
+        #[arg(long)]
+        force: bool,
+        /// Print the diagnostics as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Map a rig that declares no humanoid.
         #[command(flatten)]
         maps: MapArgs,
     },
@@ -264,6 +299,38 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 },
             };
             pose::run(&mut out, &file, &options, json)
+        }
+        Command::Retarget {
+            anim,
+            onto,
+            out: output,
+            clip,
+            fps,
+            as_,
+            to,
+            force,
+            json,
+            maps,
+        } => {
+            let as_ext = match as_.as_str() {
+                "ext" => true,
+                "nodes" => false,
+                other => {
+                    return Err(humanoid::Error::unsupported(format!(
+                        "--as {other:?}: expected nodes or ext"
+                    ))
+                    .into())
+                }
+            };
+            let options = humanoid::retarget::RetargetOptions {
+                clip,
+                fps,
+                mapping: maps.rig_mapping()?,
+                as_ext,
+                to: to.as_deref().map(str::parse).transpose()?,
+                force,
+            };
+            retarget::run(&mut out, &anim, &onto, &output, &options, json)
         }
         Command::Map {
             file,

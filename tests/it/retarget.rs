@@ -138,3 +138,69 @@ mod oracle {
         agrees("minimal", "nop", |_| 1e-5);
     }
 }
+
+#[cfg(feature = "corpus")]
+mod command {
+    use serde_json::Value;
+
+    use crate::util::{humanoid_ok, khronos_validate, s, shared, temp_dir, three_vrm};
+
+    #[test]
+    fn retarget_writes_the_model_with_the_clip_and_it_plays_as_the_oracle_says() {
+        let dir = temp_dir();
+        let model = shared().join("corpus/vrm/debug_robot.vrm");
+        let anim = shared().join("corpus/vrma/test.vrma");
+        let out = dir.path().join("robot_test.vrm");
+        humanoid_ok(&["retarget", s(&anim), "--onto", s(&model), "-o", s(&out)]);
+        three_vrm(&["--vrm", s(&out), "--rest"]).unwrap_or_else(|e| panic!("three-vrm: {e}"));
+        let (errors_in, _, _) = khronos_validate(&model);
+        let (errors_out, _, messages) = khronos_validate(&out);
+        assert!(errors_out <= errors_in, "{messages:#?}");
+        // The baked clip, played on the model by itself, is the oracle's retarget of test.vrma.
+        let expected: Value = serde_json::from_slice(
+            &std::fs::read(shared().join("oracle/three-vrm/expected_anim_debug_robot__test.json"))
+                .unwrap(),
+        )
+        .unwrap();
+        let times: Vec<String> = expected["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["t"].to_string())
+            .collect();
+        let ours: Value = serde_json::from_str(
+            &humanoid_ok(&["pose", "--json", "--times", &times.join(","), s(&out)]).stdout,
+        )
+        .unwrap();
+        for (o, e) in ours["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(expected["samples"].as_array().unwrap())
+        {
+            for (bone, b) in e["bones"].as_object().unwrap() {
+                let f = |v: &Value| -> Vec<f64> {
+                    v.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_f64().unwrap())
+                        .collect()
+                };
+                let (p, pe) = (f(&o["bones"][bone]["p"]), f(&b["p"]));
+                let dp = p
+                    .iter()
+                    .zip(&pe)
+                    .map(|(a, b)| (a - b).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                assert!(dp <= 2e-5, "{bone} at {}: {dp:e} m", e["t"]);
+                let dot: f64 = f(&o["bones"][bone]["q"])
+                    .iter()
+                    .zip(f(&b["q"]))
+                    .map(|(a, b)| a * b)
+                    .sum();
+                assert!(1.0 - dot.abs() < 1e-6, "{bone} at {}", e["t"]);
+            }
+        }
+    }
+}

@@ -43,25 +43,41 @@ pub struct Built {
     pub bin: Vec<u8>,
 }
 
+/// Accumulates a binary buffer with its buffer views and accessors; indices start at the
+/// given bases (0 for a new document; the existing counts when appending to one).
 struct Writer {
     bin: Vec<u8>,
     views: Vec<Value>,
     accessors: Vec<Value>,
+    buffer: usize,
+    view_base: usize,
+    accessor_base: usize,
 }
 
 impl Writer {
+    fn new() -> Writer {
+        Writer {
+            bin: Vec::new(),
+            views: Vec::new(),
+            accessors: Vec::new(),
+            buffer: 0,
+            view_base: 0,
+            accessor_base: 0,
+        }
+    }
+
     fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
         while self.bin.len() % 4 != 0 {
             self.bin.push(0);
         }
         let mut view =
-            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+            json!({"buffer": self.buffer, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
         if let Some(target) = target {
             view["target"] = json!(target);
         }
         self.bin.extend_from_slice(bytes);
         self.views.push(view);
-        self.views.len() - 1
+        self.view_base + self.views.len() - 1
     }
 
     fn floats(
@@ -90,7 +106,7 @@ impl Writer {
             accessor["max"] = json!(max);
         }
         self.accessors.push(accessor);
-        self.accessors.len() - 1
+        self.accessor_base + self.accessors.len() - 1
     }
 
     fn integers(
@@ -103,7 +119,7 @@ impl Writer {
     ) -> usize {
         let view = self.view(&bytes, target);
         self.accessors.push(json!({"bufferView": view, "componentType": component_type, "count": count, "type": kind}));
-        self.accessors.len() - 1
+        self.accessor_base + self.accessors.len() - 1
     }
 }
 
@@ -113,11 +129,7 @@ impl Writer {
 /// A track's values cannot be written (an unsupported property on a bone track).
 pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
     let skeleton = scene.skeleton;
-    let mut w = Writer {
-        bin: Vec::new(),
-        views: Vec::new(),
-        accessors: Vec::new(),
-    };
+    let mut w = Writer::new();
 
     let mut nodes: Vec<Value> = (0..skeleton.len())
         .map(|i| {
@@ -222,7 +234,7 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
 
     let mut animations = Vec::new();
     for clip in scene.clips {
-        animations.push(animation(&mut w, clip)?);
+        animations.push(animation(&mut w, clip, &|joint| joint.index())?);
     }
 
     root.insert("scene".into(), json!(0));
@@ -266,7 +278,11 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
     })
 }
 
-fn animation(w: &mut Writer, clip: &Clip) -> Result<Value, Error> {
+fn animation(
+    w: &mut Writer,
+    clip: &Clip,
+    node_of: &dyn Fn(crate::model::skeleton::JointId) -> usize,
+) -> Result<Value, Error> {
     let mut samplers = Vec::new();
     let mut channels = Vec::new();
     // Tracks with identical key times share one input accessor.
@@ -316,7 +332,7 @@ fn animation(w: &mut Writer, clip: &Clip) -> Result<Value, Error> {
             TrackTarget::Bone(bone) => {
                 json!({"path": path, "extensions": ext::channel_extension(bone)})
             }
-            TrackTarget::Joint(joint) => json!({"node": joint.index(), "path": path}),
+            TrackTarget::Joint(joint) => json!({"node": node_of(joint), "path": path}),
             TrackTarget::Expression(_) | TrackTarget::LookAt => continue,
         };
         channels.push(json!({"sampler": sampler, "target": target}));
@@ -334,4 +350,66 @@ pub fn write_glb(built: &Built, path: &std::path::Path) -> Result<super::Written
         .map_err(|e| Error::unsupported(format!("built glTF JSON does not fit the model: {e}")))?;
     let document = super::Document::from_parts(root, vec![built.bin.clone()], path)?;
     document.write_glb(path, &[])
+}
+
+/// Appends `clips` to an existing document as new animations, their data in one new buffer
+/// (a GLB writer merges it into the BIN chunk after the existing bytes, which stay untouched).
+/// Joint tracks target `node_of(joint)`; bone tracks become EXT_skeleton_humanoid channels
+/// (the document must declare the extension for them to mean anything).
+///
+/// # Errors
+/// A clip has a track no glTF channel can carry; the JSON does not fit the glTF model.
+pub fn append_clips(
+    document: &mut super::Document,
+    clips: &[Clip],
+    node_of: &dyn Fn(crate::model::skeleton::JointId) -> usize,
+) -> Result<(), Error> {
+    let root = &document.root;
+    let mut w = Writer {
+        buffer: root.buffers.len(),
+        view_base: root.buffer_views.len(),
+        accessor_base: root.accessors.len(),
+        ..Writer::new()
+    };
+    let mut animations = Vec::with_capacity(clips.len());
+    for clip in clips {
+        animations.push(animation(&mut w, clip, node_of)?);
+    }
+    let fit = |e: serde_json::Error| {
+        Error::unsupported(format!("new animation data do not fit the glTF model: {e}"))
+    };
+    let views: Vec<super::json::Ordered<super::json::BufferView>> = w
+        .views
+        .into_iter()
+        .map(serde_json::from_value)
+        .collect::<Result<_, _>>()
+        .map_err(fit)?;
+    let accessors: Vec<super::json::Ordered<super::json::Accessor>> = w
+        .accessors
+        .into_iter()
+        .map(serde_json::from_value)
+        .collect::<Result<_, _>>()
+        .map_err(fit)?;
+    let animations: Vec<super::json::Ordered<super::json::Animation>> = animations
+        .into_iter()
+        .map(serde_json::from_value)
+        .collect::<Result<_, _>>()
+        .map_err(fit)?;
+    let uses_ext = clips.iter().any(|c| {
+        c.tracks()
+            .iter()
+            .any(|t| matches!(t.target(), TrackTarget::Bone(_)))
+    });
+    while w.bin.len() % 4 != 0 {
+        w.bin.push(0);
+    }
+    document.push_buffer(w.bin)?;
+    let root = &mut document.root;
+    root.buffer_views.extend(views);
+    root.accessors.extend(accessors);
+    root.animations.extend(animations);
+    if uses_ext && !root.extensions_used.iter().any(|e| e == ext::NAME) {
+        root.extensions_used.push(ext::NAME.to_owned());
+    }
+    Ok(())
 }

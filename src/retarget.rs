@@ -1,0 +1,286 @@
+//! `retarget`: play one file's clip on another character, and write the character with it.
+//!
+//! The animation (`ANIM`) is any file with a humanoid and a clip: a glTF/GLB with node
+//! animation (mapped by its declared humanoid, or by the mapping tables), a glTF with
+//! EXT_skeleton_humanoid channels, a `.vrma`. The model's pose at each key time is found by
+//! world deltas from the T-pose ([`crate::pose::retarget`]) and baked into a clip on the
+//! model's own joints (LINEAR keys at the union of the source's key times, or at `fps`).
+//!
+//! The output keeps the model file as it is and adds the clip: as node animation (`.glb`,
+//! `.gltf`, `.vrm`), as EXT_skeleton_humanoid channels (`as_ext`), or the model's humanoid with
+//! the clip as a `.vrma`.
+
+use std::path::Path;
+
+use crate::asset::{input_format, read};
+use crate::convert::{check_output_path, ConvertReport};
+use crate::error::{Diagnostics, Error};
+use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
+use crate::formats::{gltf, vrm, Format};
+use crate::mapping::RigMapping;
+use crate::model::clip::{Clip, Property, Track, TrackTarget};
+use crate::model::HumanBone;
+use crate::pose::normalized::bone_tracks_from_joint_tracks;
+use crate::pose::retarget::{Retargeter, Side};
+use crate::pose::sample::Interpolation;
+
+/// How to retarget.
+#[derive(Debug, Clone, Default)]
+pub struct RetargetOptions {
+    /// The clip of the animation to use (`None`: the first).
+    pub clip: Option<String>,
+    /// Resample at this rate instead of the source's key times.
+    pub fps: Option<f32>,
+    /// Map a rig (animation or model) that declares no humanoid.
+    pub mapping: Option<RigMapping>,
+    /// Write the clip as EXT_skeleton_humanoid channels instead of node animation.
+    pub as_ext: bool,
+    /// The output format (`None`: the output extension decides).
+    pub to: Option<Format>,
+    /// Replace an existing output.
+    pub force: bool,
+}
+
+/// Retargets the clip of `anim` onto `model` and writes the model with it to `output`.
+///
+/// # Errors
+/// A file cannot be read or has no humanoid (and no mapping applies); the clip does not
+/// exist; the output format cannot hold the result; writing fails.
+pub fn retarget(
+    anim: &Path,
+    model: &Path,
+    output: &Path,
+    options: &RetargetOptions,
+) -> Result<ConvertReport, Error> {
+    check_output_path(anim, output, options.force)?;
+    check_output_path(model, output, options.force)?;
+    let mut diagnostics = Diagnostics::new();
+    let mut source = read(anim)?.asset;
+    let mapping = match &options.mapping {
+        Some(m) => m.clone(),
+        None => RigMapping::detect()?,
+    };
+    mapping.attach(&mut source, anim)?;
+    let clip = pick(&source, options.clip.as_deref(), anim)?;
+
+    if !input_format(model)?.is_gltf_family() {
+        return Err(Error::unsupported(format!(
+            "{}: the model must be a glTF, GLB or VRM file",
+            model.display()
+        )));
+    }
+    let mut document = gltf::Document::open(model)?;
+    let mut target = vrm::asset_from_document(&document)?.asset;
+    if target.humanoids.is_empty() {
+        if let Some(report) = mapping.attach(&mut target, model)? {
+            declare(&mut document, &target)?;
+            diagnostics.info(
+                "EXT_MAPPED",
+                format!("/extensions/{}", ext::NAME),
+                format!(
+                    "the model declares no humanoid: {} bones mapped by {}, declared with EXT_skeleton_humanoid",
+                    report.bones.len(),
+                    report.table.as_deref().map_or_else(|| "the auto-mapper".to_owned(), |t| format!("the {t} table"))
+                ),
+            );
+        }
+    }
+    let baked = bake(&source, clip, &target, options.fps, &mut diagnostics)?;
+
+    let flavour = vrm::flavour(&document);
+    let target_format = match options.to {
+        Some(format) => format,
+        None => Format::for_output(
+            output,
+            flavour.filter(|f| matches!(f, Format::Vrm0 | Format::Vrm1)),
+        )?,
+    };
+    let written = match target_format {
+        Format::Vrma => {
+            let mut with_clip = target.clone();
+            with_clip.clips = vec![baked];
+            let built = vrm::vrma::build(
+                &with_clip,
+                concat!("humanoid ", env!("CARGO_PKG_VERSION")),
+                &mut diagnostics,
+            )?;
+            gltf::build::write_glb(&built, output)?
+        }
+        Format::Glb | Format::Gltf | Format::Vrm1 | Format::Vrm0 => {
+            let expected = flavour.unwrap_or(Format::Glb);
+            if matches!(target_format, Format::Vrm1 | Format::Vrm0) && expected != target_format {
+                return Err(Error::unsupported(format!(
+                    "{}: retarget keeps the model's format ({expected}); convert it to {target_format} first",
+                    model.display()
+                )));
+            }
+            let clip = if options.as_ext {
+                let humanoid = target
+                    .humanoids
+                    .first()
+                    .ok_or_else(|| Error::unsupported("the model has no humanoid"))?;
+                bone_tracks_from_joint_tracks(
+                    &target.skeleton,
+                    &humanoid.bones,
+                    &baked,
+                    &mut diagnostics,
+                )
+            } else {
+                baked
+            };
+            let node_of = |joint: crate::model::skeleton::JointId| target.source_index(joint);
+            gltf::build::append_clips(&mut document, &[clip], &node_of)?;
+            match target_format {
+                Format::Gltf => document.write_gltf(output, &[])?,
+                _ => document.write_glb(output, &[])?,
+            }
+        }
+        other => {
+            return Err(Error::unsupported(format!(
+                "retargeting into {other} is not built yet (asked for {})",
+                output.display()
+            )))
+        }
+    };
+    diagnostics.extend(written.diagnostics);
+    Ok(ConvertReport {
+        format: target_format,
+        bytes_written: written.bytes,
+        diagnostics,
+    })
+}
+
+fn pick<'a>(asset: &'a crate::Asset, name: Option<&str>, file: &Path) -> Result<&'a Clip, Error> {
+    match name {
+        Some(name) => asset.clips.iter().find(|c| c.name == name),
+        None => asset.clips.first(),
+    }
+    .ok_or_else(|| {
+        let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
+        Error::unsupported(format!(
+            "{}: no clip {}(clips: {})",
+            file.display(),
+            name.map_or_else(String::new, |n| format!("named {n:?} ")),
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        ))
+    })
+}
+
+/// Declares the target's (mapped) humanoid on its document.
+fn declare(document: &mut gltf::Document, target: &crate::Asset) -> Result<(), Error> {
+    let Some(humanoid) = target.humanoids.first() else {
+        return Ok(());
+    };
+    let Some(root) = humanoid
+        .root
+        .or_else(|| humanoid.bones.get(HumanBone::Hips))
+    else {
+        return Err(Error::unsupported("the mapped humanoid has no hips"));
+    };
+    ext::declare(
+        document,
+        SkeletonDef {
+            root_node: target.source_index(root),
+            bones: humanoid
+                .bones
+                .iter()
+                .map(|(b, j)| (b, target.source_index(j)))
+                .collect(),
+        },
+    );
+    Ok(())
+}
+
+/// The retargeted clip on the target's joints: each humanoid joint's rotation (and the hips'
+/// translation) at the source's key times, or at `fps`.
+pub fn bake(
+    source: &crate::Asset,
+    clip: &Clip,
+    target: &crate::Asset,
+    fps: Option<f32>,
+    diagnostics: &mut Diagnostics,
+) -> Result<Clip, Error> {
+    let mut retargeter = Retargeter::new(
+        Side::new(source, "animation")?,
+        clip,
+        Side::new(target, "model")?,
+        diagnostics,
+    )?;
+    let times: Vec<f32> = match fps {
+        Some(fps) if fps > 0.0 => {
+            let start = clip
+                .tracks()
+                .iter()
+                .map(Track::start_time)
+                .fold(f32::INFINITY, f32::min);
+            let end = clip.duration();
+            let start = if start.is_finite() { start } else { 0.0 };
+            let frames = ((end - start) * fps).floor().max(0.0) as usize;
+            (0..=frames).map(|i| start + i as f32 / fps).collect()
+        }
+        _ => retargeter.key_times(),
+    };
+    if times.is_empty() {
+        return Err(Error::unsupported(format!(
+            "clip {:?} has no keys to retarget",
+            clip.name
+        )));
+    }
+    let humanoid = target
+        .humanoids
+        .first()
+        .ok_or_else(|| Error::unsupported("the model has no humanoid"))?;
+    let joints: Vec<(HumanBone, crate::model::skeleton::JointId)> = humanoid.bones.iter().collect();
+    let hips = humanoid.bones.get(HumanBone::Hips);
+    let mut rotations: Vec<Vec<f32>> = vec![Vec::with_capacity(times.len() * 4); joints.len()];
+    let mut hips_path: Vec<f32> = Vec::with_capacity(times.len() * 3);
+    let rest_hips = hips.map(|h| target.skeleton.rest_local(h).translation);
+    for &t in &times {
+        let pose = retargeter.pose_at(t);
+        for (values, (_, joint)) in rotations.iter_mut().zip(&joints) {
+            let local = pose.locals.get(joint.index()).copied().unwrap_or_default();
+            values.extend(local.rotation.to_array());
+        }
+        if let Some(h) = hips {
+            let local = pose.locals.get(h.index()).copied().unwrap_or_default();
+            hips_path.extend(local.translation.to_array());
+        }
+    }
+    let mut out = Clip::new(clip.name.clone());
+    let track_error =
+        |e: crate::model::clip::TrackError| Error::unsupported(format!("retargeted clip: {e}"));
+    for (values, (_, joint)) in rotations.into_iter().zip(&joints) {
+        out.add_track(
+            Track::new(
+                TrackTarget::Joint(*joint),
+                Property::Rotation,
+                Interpolation::Linear,
+                times.clone(),
+                values,
+            )
+            .map_err(track_error)?,
+        );
+    }
+    let moves = rest_hips.is_some_and(|rest| {
+        hips_path
+            .chunks_exact(3)
+            .any(|p| (glam::Vec3::from_slice(p) - rest).length() > 1e-7)
+    });
+    if let (Some(h), true) = (hips, moves) {
+        out.add_track(
+            Track::new(
+                TrackTarget::Joint(h),
+                Property::Translation,
+                Interpolation::Linear,
+                times,
+                hips_path,
+            )
+            .map_err(track_error)?,
+        );
+    }
+    Ok(out)
+}

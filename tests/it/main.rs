@@ -6,6 +6,7 @@ mod cli;
 #[cfg(feature = "corpus")]
 mod corpus;
 mod mannequin;
+mod mapping;
 mod retarget;
 mod util;
 mod vrm;

@@ -1,0 +1,610 @@
+//! `humanoid map` and `humanoid mappings`: tables, detection and the auto-mapper. The expected
+//! mappings below are written out by hand from each rig's hierarchy (never produced by the
+//! mapper); with the feature `corpus` every humanoid rig of `../shared/corpus/{gltf,vrm}` is
+//! checked.
+
+use serde_json::{json, Value};
+
+use crate::util::{glb, humanoid, humanoid_ok, s, temp_dir, write};
+
+/// A small rig with names no built-in table knows: hips, spine, chest, neck, head, arms with
+/// hands, legs with feet, in a T-pose facing +Z (left = +X).
+fn odd_rig() -> Value {
+    // (name, parent, translation from the parent)
+    let joints: [(&str, Option<usize>, [f64; 3]); 15] = [
+        ("zz_root", None, [0.0, 1.0, 0.0]),
+        ("zz_back", Some(0), [0.0, 0.15, 0.0]),
+        ("zz_ribs", Some(1), [0.0, 0.2, 0.0]),
+        ("zz_collar", Some(2), [0.0, 0.2, 0.0]),
+        ("zz_skull", Some(3), [0.0, 0.1, 0.0]),
+        ("zz_arm_a", Some(2), [0.2, 0.15, 0.0]),
+        ("zz_arm_b", Some(5), [0.28, 0.0, 0.0]),
+        ("zz_arm_c", Some(6), [0.26, 0.0, 0.0]),
+        ("zz_arm_d", Some(2), [-0.2, 0.15, 0.0]),
+        ("zz_arm_e", Some(8), [-0.28, 0.0, 0.0]),
+        ("zz_arm_f", Some(9), [-0.26, 0.0, 0.0]),
+        ("zz_leg_a", Some(0), [0.1, -0.05, 0.0]),
+        ("zz_leg_b", Some(11), [0.0, -0.45, 0.0]),
+        ("zz_leg_c", Some(0), [-0.1, -0.05, 0.0]),
+        ("zz_leg_d", Some(13), [0.0, -0.45, 0.0]),
+    ];
+    let nodes: Vec<Value> = joints
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, t))| {
+            let children: Vec<usize> = (0..joints.len())
+                .filter(|&c| joints[c].1 == Some(i))
+                .collect();
+            let mut node = json!({"name": name, "translation": t});
+            if !children.is_empty() {
+                node["children"] = json!(children);
+            }
+            node
+        })
+        .collect();
+    json!({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": nodes})
+}
+
+const ODD_TABLE: &str = r#"
+name = "zz-rig"
+title = "ZZ test rig"
+description = "names no built-in table knows"
+source = "tests/it/mapping.rs"
+[match]
+prefixes = ["zz"]
+[bones]
+hips = "root"
+spine = "back"
+chest = "ribs"
+neck = "collar"
+head = "skull"
+leftUpperArm = "arm_a"
+leftLowerArm = "arm_b"
+leftHand = "arm_c"
+rightUpperArm = "arm_d"
+rightLowerArm = "arm_e"
+rightHand = "arm_f"
+leftUpperLeg = "leg_a"
+leftLowerLeg = "leg_b"
+leftFoot = "leg_x"
+rightUpperLeg = "leg_c"
+rightLowerLeg = "leg_d"
+rightFoot = "leg_y"
+"#;
+
+#[test]
+fn a_table_in_a_mappings_folder_is_picked_up_without_code_changes() {
+    let dir = temp_dir();
+    let rig = write(dir.path(), "odd.glb", &glb(&odd_rig(), &[]));
+    let tables = dir.path().join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    write(&tables, "zz-rig.toml", ODD_TABLE.as_bytes());
+
+    let lint = humanoid_ok(&["mappings", "lint", s(&tables)]);
+    assert!(
+        lint.stdout.contains("1 table(s), 0 with errors"),
+        "{}",
+        lint.stdout
+    );
+    let list = humanoid_ok(&["mappings", "list", "--mappings", s(&tables)]);
+    assert!(list.stdout.contains("zz-rig"), "{}", list.stdout);
+
+    let run = humanoid_ok(&["map", "--json", "--mappings", s(&tables), s(&rig)]);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["table"], "zz-rig");
+    assert_eq!(report["method"], "table");
+    assert_eq!(report["bones"]["leftHand"], "zz_arm_c");
+    assert_eq!(report["nodes"]["rightUpperArm"], 8);
+    assert_eq!(report["confidence"]["hips"], 1.0);
+    // The table's feet name joints the rig does not have: missing, listed.
+    assert_eq!(report["missing"], json!(["leftFoot", "rightFoot"]));
+    assert_eq!(report["unmapped"], json!([]));
+    let keys: Vec<&String> = report.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "table",
+            "method",
+            "bones",
+            "nodes",
+            "confidence",
+            "missing",
+            "unmapped"
+        ]
+    );
+}
+
+#[test]
+fn without_a_table_the_shape_maps_the_rig() {
+    let dir = temp_dir();
+    let rig = write(dir.path(), "odd.glb", &glb(&odd_rig(), &[]));
+    let report: Value =
+        serde_json::from_str(&humanoid_ok(&["map", "--json", s(&rig)]).stdout).unwrap();
+    assert_eq!(report["method"], "auto");
+    assert_eq!(report["table"], Value::Null);
+    let expected = json!({
+        "hips": "zz_root", "spine": "zz_back", "chest": "zz_ribs", "neck": "zz_collar", "head": "zz_skull",
+        "leftUpperArm": "zz_arm_a", "leftLowerArm": "zz_arm_b", "leftHand": "zz_arm_c",
+        "rightUpperArm": "zz_arm_d", "rightLowerArm": "zz_arm_e", "rightHand": "zz_arm_f",
+        "leftUpperLeg": "zz_leg_a", "leftLowerLeg": "zz_leg_b",
+        "rightUpperLeg": "zz_leg_c", "rightLowerLeg": "zz_leg_d"
+    });
+    assert_eq!(report["bones"], expected);
+}
+
+#[test]
+fn map_writes_an_editable_table_that_maps_the_same() {
+    let dir = temp_dir();
+    let rig = write(dir.path(), "odd.glb", &glb(&odd_rig(), &[]));
+    let table = dir.path().join("odd-rig.toml");
+    humanoid_ok(&["map", s(&rig), "-o", s(&table)]);
+    let text = std::fs::read_to_string(&table).unwrap();
+    assert!(text.contains("leftHand = \"zz_arm_c\""), "{text}");
+    // The rig has no feet: the required bones are left for the user to fill in.
+    assert!(text.contains("# leftFoot = \"\""), "{text}");
+    let run = humanoid(&["map", "--map", s(&table), s(&rig)]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("required bone leftFoot has no entry"),
+        "{}",
+        run.stderr
+    );
+    // Filled with the names a full rig of this kind would use.
+    let filled = text
+        .replace("# leftFoot = \"\"", "leftFoot = \"zz_foot_l\" #")
+        .replace("# rightFoot = \"\"", "rightFoot = \"zz_foot_r\" #");
+    std::fs::write(&table, filled).unwrap();
+    let report: Value =
+        serde_json::from_str(&humanoid_ok(&["map", "--json", "--map", s(&table), s(&rig)]).stdout)
+            .unwrap();
+    assert_eq!(report["table"], "odd-rig");
+    assert_eq!(report["bones"]["rightLowerLeg"], "zz_leg_d");
+    assert_eq!(report["missing"], json!(["leftFoot", "rightFoot"]));
+}
+
+#[test]
+fn a_bad_table_is_refused_with_its_line() {
+    let dir = temp_dir();
+    let tables = dir.path().join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    let bad = ODD_TABLE.replace("leftHand = \"arm_c\"", "leftHnd = \"arm_c\"");
+    write(&tables, "zz-rig.toml", bad.as_bytes());
+    let run = humanoid(&["mappings", "lint", s(&tables)]);
+    assert_eq!(run.code, 1);
+    let line = bad.lines().position(|l| l.starts_with("leftHnd")).unwrap() + 1;
+    assert!(
+        run.stdout.contains(&format!(
+            "zz-rig.toml: {line}:1: \"leftHnd\" is not a canonical bone name"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("required bone leftHand has no entry"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn the_built_in_tables_pass_their_checks() {
+    let run = humanoid_ok(&["mappings", "lint"]);
+    assert!(run.stdout.contains("built-in tables: ok"), "{}", run.stdout);
+    let lint = humanoid_ok(&[
+        "mappings",
+        "lint",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/mappings"),
+    ]);
+    assert!(lint.stdout.contains(" 0 with errors"), "{}", lint.stdout);
+    let show = humanoid_ok(&["mappings", "show", "mixamo"]);
+    assert!(show.stdout.contains("hips = \"Hips\""), "{}", show.stdout);
+}
+
+#[test]
+fn a_two_bone_rig_is_not_a_humanoid() {
+    let root = json!({"asset": {"version": "2.0"}, "nodes": [{"name": "a", "children": [1]}, {"name": "b", "translation": [0, 1, 0]}]});
+    let dir = temp_dir();
+    let path = write(dir.path(), "stick.glb", &glb(&root, &[]));
+    let run = humanoid(&["map", s(&path)]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("stick.glb") && run.stderr.contains("not a humanoid"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[cfg(feature = "corpus")]
+mod corpus {
+    use serde_json::Value;
+
+    use crate::util::{humanoid, humanoid_ok, s, shared};
+
+    fn map(file: &str) -> Value {
+        let path = shared().join("corpus").join(file);
+        serde_json::from_str(&humanoid_ok(&["map", "--json", s(&path)]).stdout).unwrap()
+    }
+
+    /// Asserts the mapping is exactly `expected` (bone → joint name): every bone right, none
+    /// extra.
+    #[track_caller]
+    fn assert_mapping(file: &str, expected: &[(&str, String)]) {
+        let report = map(file);
+        let bones = report["bones"].as_object().unwrap();
+        for (bone, name) in expected {
+            assert_eq!(
+                bones.get(*bone).and_then(Value::as_str),
+                Some(name.as_str()),
+                "{file}: {bone}"
+            );
+        }
+        let extra: Vec<&String> = bones
+            .keys()
+            .filter(|b| !expected.iter().any(|(e, _)| e == b))
+            .collect();
+        assert!(extra.is_empty(), "{file}: unexpected bones {extra:?}");
+    }
+
+    fn sides(left: &str, right: &str, list: &[(&str, &str)]) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (bone, name) in list {
+            out.push((format!("left{bone}"), name.replace('@', left)));
+            out.push((format!("right{bone}"), name.replace('@', right)));
+        }
+        out
+    }
+
+    fn owned(
+        list: Vec<(String, String)>,
+        trunk: &[(&'static str, &str)],
+    ) -> Vec<(&'static str, String)> {
+        let mut out: Vec<(&'static str, String)> =
+            trunk.iter().map(|(b, n)| (*b, n.to_string())).collect();
+        for (bone, name) in list {
+            out.push((Box::leak(bone.into_boxed_str()), name));
+        }
+        out
+    }
+
+    /// Mixamo: Spine/Spine1/Spine2, Arm/ForeArm, UpLeg/Leg, Thumb1..3 = metacarpal..distal.
+    fn mixamo(limbs: &[(&str, &str)]) -> Vec<(&'static str, String)> {
+        owned(
+            sides("Left", "Right", limbs),
+            &[
+                ("hips", "mixamorig:Hips"),
+                ("spine", "mixamorig:Spine"),
+                ("chest", "mixamorig:Spine1"),
+                ("upperChest", "mixamorig:Spine2"),
+                ("neck", "mixamorig:Neck"),
+                ("head", "mixamorig:Head"),
+            ],
+        )
+    }
+
+    const MIXAMO_BODY: [(&str, &str); 8] = [
+        ("Shoulder", "mixamorig:@Shoulder"),
+        ("UpperArm", "mixamorig:@Arm"),
+        ("LowerArm", "mixamorig:@ForeArm"),
+        ("Hand", "mixamorig:@Hand"),
+        ("UpperLeg", "mixamorig:@UpLeg"),
+        ("LowerLeg", "mixamorig:@Leg"),
+        ("Foot", "mixamorig:@Foot"),
+        ("Toes", "mixamorig:@ToeBase"),
+    ];
+
+    fn mixamo_fingers() -> Vec<(&'static str, &'static str)> {
+        let mut f = Vec::new();
+        for (finger, rig) in [
+            ("Index", "Index"),
+            ("Middle", "Middle"),
+            ("Ring", "Ring"),
+            ("Little", "Pinky"),
+        ] {
+            for (i, seg) in ["Proximal", "Intermediate", "Distal"].iter().enumerate() {
+                let bone: &'static str = Box::leak(format!("{finger}{seg}").into_boxed_str());
+                let name: &'static str =
+                    Box::leak(format!("mixamorig:@Hand{rig}{}", i + 1).into_boxed_str());
+                f.push((bone, name));
+            }
+        }
+        for (i, seg) in ["Metacarpal", "Proximal", "Distal"].iter().enumerate() {
+            let bone: &'static str = Box::leak(format!("Thumb{seg}").into_boxed_str());
+            let name: &'static str =
+                Box::leak(format!("mixamorig:@HandThumb{}", i + 1).into_boxed_str());
+            f.push((bone, name));
+        }
+        f
+    }
+
+    #[test]
+    fn xbot_maps_every_bone_and_no_tip() {
+        let mut limbs = MIXAMO_BODY.to_vec();
+        limbs.extend(mixamo_fingers());
+        let expected = mixamo(&limbs);
+        assert_eq!(expected.len(), 52);
+        assert_mapping("gltf/Xbot_blender_reexport.glb", &expected);
+        let report = map("gltf/Xbot_blender_reexport.glb");
+        let unmapped = report["unmapped"].as_array().unwrap();
+        assert!(
+            unmapped.iter().any(|u| u == "mixamorig:HeadTop_End") && unmapped.len() == 13,
+            "{unmapped:?}"
+        );
+    }
+
+    #[test]
+    fn soldier_maps_the_bones_it_has() {
+        // Soldier's skin lacks LeftHandThumb3 and both Pinky3 joints.
+        let mut limbs = MIXAMO_BODY.to_vec();
+        limbs.extend(mixamo_fingers());
+        let expected: Vec<(&str, String)> = mixamo(&limbs)
+            .into_iter()
+            .filter(|(b, _)| {
+                !["leftThumbDistal", "leftLittleDistal", "rightLittleDistal"].contains(b)
+            })
+            .collect();
+        assert_mapping("gltf/Soldier.glb", &expected);
+    }
+
+    #[test]
+    fn mannequiny_maps_by_unreal_names() {
+        let mut limbs: Vec<(&str, &str)> = vec![
+            ("Shoulder", "clavicle.@"),
+            ("UpperArm", "upperarm.@"),
+            ("LowerArm", "lowerarm.@"),
+            ("Hand", "hand.@"),
+            ("UpperLeg", "thigh.@"),
+            ("LowerLeg", "calf.@"),
+            ("Foot", "foot.@"),
+            ("Toes", "ball.@"),
+            ("ThumbMetacarpal", "thumb_01.@"),
+            ("ThumbProximal", "thumb_02.@"),
+            ("ThumbDistal", "thumb_03.@"),
+        ];
+        for (finger, rig) in [("Index", "index"), ("Middle", "middle"), ("Ring", "ring")] {
+            for (i, seg) in ["Proximal", "Intermediate", "Distal"].iter().enumerate() {
+                let bone: &'static str = Box::leak(format!("{finger}{seg}").into_boxed_str());
+                let name: &'static str = Box::leak(format!("{rig}_0{}.@", i + 1).into_boxed_str());
+                limbs.push((bone, name));
+            }
+        }
+        let expected = owned(
+            sides("l", "r", &limbs),
+            &[
+                ("hips", "pelvis"),
+                ("spine", "spine_01"),
+                ("chest", "spine_02"),
+                ("neck", "neck_01"),
+                ("head", "head"),
+            ],
+        );
+        assert_mapping("gltf/mannequiny.glb", &expected);
+    }
+
+    #[test]
+    fn cesium_man_maps_by_shape_with_the_right_hips() {
+        // Godot's mapper takes torso_joint_3 as the hips; the hips are the joint the legs and
+        // the spine leave from.
+        let expected = owned(
+            sides(
+                "L",
+                "R",
+                &[
+                    ("UpperLeg", "leg_joint_@_1"),
+                    ("LowerLeg", "leg_joint_@_2"),
+                    ("Foot", "leg_joint_@_3"),
+                    ("Toes", "leg_joint_@_5"),
+                ],
+            ),
+            &[
+                ("hips", "Skeleton_torso_joint_1"),
+                ("spine", "Skeleton_torso_joint_2"),
+                ("chest", "torso_joint_3"),
+                ("neck", "Skeleton_neck_joint_1"),
+                ("head", "Skeleton_neck_joint_2"),
+                ("leftUpperArm", "Skeleton_arm_joint_L__4_"),
+                ("leftLowerArm", "Skeleton_arm_joint_L__3_"),
+                ("leftHand", "Skeleton_arm_joint_L__2_"),
+                ("rightUpperArm", "Skeleton_arm_joint_R"),
+                ("rightLowerArm", "Skeleton_arm_joint_R__2_"),
+                ("rightHand", "Skeleton_arm_joint_R__3_"),
+            ],
+        );
+        assert_mapping("gltf/CesiumMan.glb", &expected);
+    }
+
+    #[test]
+    fn rigged_figure_maps_by_shape() {
+        let expected = owned(
+            sides(
+                "L",
+                "R",
+                &[
+                    ("UpperArm", "arm_joint_@_1"),
+                    ("LowerArm", "arm_joint_@_2"),
+                    ("Hand", "arm_joint_@_3"),
+                    ("UpperLeg", "leg_joint_@_1"),
+                    ("LowerLeg", "leg_joint_@_2"),
+                    ("Foot", "leg_joint_@_3"),
+                    ("Toes", "leg_joint_@_5"),
+                ],
+            ),
+            &[
+                ("hips", "torso_joint_1"),
+                ("spine", "torso_joint_2"),
+                ("chest", "torso_joint_3"),
+                ("neck", "neck_joint_1"),
+                ("head", "neck_joint_2"),
+            ],
+        );
+        assert_mapping("gltf/RiggedFigure.glb", &expected);
+    }
+
+    #[test]
+    fn robot_expressive_maps_what_its_hierarchy_allows() {
+        // The legs hang from Body, not from the joint named Hips, so Body is the hips; the
+        // feet hang from the root (outside the legs) and there is no hand joint (the forearm
+        // carries the palms): those stay missing rather than wrong.
+        let expected = owned(
+            sides(
+                "L",
+                "R",
+                &[
+                    ("Shoulder", "Shoulder.@"),
+                    ("UpperArm", "UpperArm.@"),
+                    ("LowerArm", "LowerArm.@"),
+                    ("UpperLeg", "UpperLeg.@"),
+                    ("LowerLeg", "LowerLeg.@"),
+                ],
+            ),
+            &[
+                ("hips", "Body"),
+                ("spine", "Hips"),
+                ("chest", "Abdomen"),
+                ("upperChest", "Torso"),
+                ("neck", "Neck"),
+                ("head", "Head"),
+            ],
+        );
+        assert_mapping("gltf/RobotExpressive.glb", &expected);
+        let report = map("gltf/RobotExpressive.glb");
+        assert_eq!(
+            report["missing"],
+            serde_json::json!(["leftHand", "rightHand", "leftFoot", "rightFoot"])
+        );
+    }
+
+    #[test]
+    fn godot_hand_rigs_map_without_metacarpals_or_tips() {
+        for (file, side) in [
+            ("gltf/LeftHandHumanoid.gltf", "Left"),
+            ("gltf/RightHandHumanoid.gltf", "Right"),
+        ] {
+            let lower = side.to_lowercase();
+            let mut expected: Vec<(&'static str, String)> = vec![(
+                Box::leak(format!("{lower}Hand").into_boxed_str()),
+                format!("{side}Hand"),
+            )];
+            for (finger, segments) in [
+                ("Thumb", ["Metacarpal", "Proximal", "Distal"]),
+                ("Index", ["Proximal", "Intermediate", "Distal"]),
+                ("Middle", ["Proximal", "Intermediate", "Distal"]),
+                ("Ring", ["Proximal", "Intermediate", "Distal"]),
+                ("Little", ["Proximal", "Intermediate", "Distal"]),
+            ] {
+                for seg in segments {
+                    expected.push((
+                        Box::leak(format!("{lower}{finger}{seg}").into_boxed_str()),
+                        format!("{side}{finger}{seg}"),
+                    ));
+                }
+            }
+            assert_mapping(file, &expected);
+            assert_eq!(
+                map(file)["missing"].as_array().unwrap().len(),
+                14,
+                "{file}: partial humanoid, exit 0"
+            );
+        }
+    }
+
+    #[test]
+    fn non_humanoids_are_refused_with_the_reason() {
+        for file in [
+            "gltf/Fox.glb",
+            "gltf/RiggedSimple.glb",
+            "gltf/SimpleSkin.gltf",
+        ] {
+            let path = shared().join("corpus").join(file);
+            let run = humanoid(&["map", s(&path)]);
+            assert_eq!(run.code, 1, "{file}: {}", run.stdout);
+            assert!(
+                run.stderr.contains("not a humanoid: "),
+                "{file}: {}",
+                run.stderr
+            );
+        }
+    }
+
+    #[test]
+    fn vrm_rigs_map_to_their_declared_bones() {
+        // The VRM files declare their humanoid: an independent answer for `map`, which looks
+        // at the rig only. Godette's stylised hands have four fingers (thumb, index, middle,
+        // little): which one is missing cannot be told from the shape, so her little fingers
+        // stay unmapped.
+        for entry in std::fs::read_dir(shared().join("corpus/vrm")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("vrm") {
+                continue;
+            }
+            let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+            let report = map(&format!("vrm/{name}"));
+            let inspect: Value =
+                serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&path)]).stdout)
+                    .unwrap();
+            let declared: Vec<(String, u64)> = inspect["skeletons"][0]["bones"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|b| Some((b["bone"].as_str()?.to_owned(), b["node"].as_u64()?)))
+                .collect();
+            let nodes = report["nodes"].as_object().unwrap();
+            for (bone, node) in nodes {
+                let expected = declared.iter().find(|(b, _)| b == bone).map(|(_, n)| *n);
+                assert_eq!(
+                    Some(node.as_u64().unwrap()),
+                    expected,
+                    "{name}: {bone} is a wrong bone"
+                );
+            }
+            for (bone, _) in &declared {
+                let allowed_missing = name == "Godette_vrm_v4.vrm" && bone.contains("Little");
+                assert!(
+                    nodes.contains_key(bone) || allowed_missing,
+                    "{name}: {bone} missing"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn convert_with_a_mapping_declares_the_humanoid() {
+        use crate::util::{glb_parts, khronos_validate, temp_dir, three_vrm};
+        let dir = temp_dir();
+        // CesiumMan + the auto-mapper -> glTF with EXT_skeleton_humanoid.
+        let input = shared().join("corpus/gltf/CesiumMan.glb");
+        let out = dir.path().join("cesium.glb");
+        let run = humanoid_ok(&["convert", s(&input), s(&out), "--map", "auto"]);
+        assert!(
+            run.stdout.contains("EXT_REST_NOT_TPOSE"),
+            "CesiumMan's A-pose is reported: {}",
+            run.stdout
+        );
+        let (json, _) = glb_parts(&out);
+        let declared =
+            &json["extensions"]["EXT_skeleton_humanoid"]["humanoidSkeletons"][0]["humanoidBones"];
+        assert_eq!(declared, &map("gltf/CesiumMan.glb")["nodes"]);
+        let (errors_in, _, _) = khronos_validate(&input);
+        let (errors_out, _, messages) = khronos_validate(&out);
+        assert!(errors_out <= errors_in, "{messages:#?}");
+
+        // Xbot (Mixamo names) -> VRM 1.0, mapped by the built-in tables; three-vrm loads it.
+        let input = shared().join("corpus/gltf/Xbot_blender_reexport.glb");
+        let out = dir.path().join("xbot.vrm");
+        humanoid_ok(&["convert", s(&input), s(&out)]);
+        let loaded =
+            three_vrm(&["--vrm", s(&out), "--rest"]).unwrap_or_else(|e| panic!("three-vrm: {e}"));
+        assert_eq!(loaded["vrm"]["boneCount"], 52);
+        let ours: Value =
+            serde_json::from_str(&humanoid_ok(&["pose", "--rest", "--json", s(&out)]).stdout)
+                .unwrap();
+        for (bone, theirs) in loaded["rest"].as_object().unwrap() {
+            for c in 0..3 {
+                let (a, b) = (
+                    ours["rest"][bone]["p"][c].as_f64().unwrap(),
+                    theirs["p"][c].as_f64().unwrap(),
+                );
+                assert!((a - b).abs() <= 1e-5, "{bone}: {a} vs {b}");
+            }
+        }
+    }
+}

@@ -255,8 +255,7 @@ fn sample(
             let mut sampler = Sampler::new(&model.skeleton, clip);
             for (t, clamped) in sample_times(times, clip.duration()) {
                 sampler.evaluate(clamped);
-                let worlds: Vec<glam::Mat4> =
-                    model.skeleton.joints().map(|j| sampler.world(j)).collect();
+                let worlds = sampler.worlds();
                 samples.push(Sample {
                     t,
                     t_clamped: clamped,

@@ -204,7 +204,7 @@ pub fn bake(
     fps: Option<f32>,
     diagnostics: &mut Diagnostics,
 ) -> Result<Clip, Error> {
-    let mut retargeter = Retargeter::new(
+    let retargeter = Retargeter::new(
         Side::new(source, "animation")?,
         clip,
         Side::new(target, "model")?,
@@ -236,20 +236,36 @@ pub fn bake(
         .ok_or_else(|| Error::unsupported("the model has no humanoid"))?;
     let joints: Vec<(HumanBone, crate::model::skeleton::JointId)> = humanoid.bones.iter().collect();
     let hips = humanoid.bones.get(HumanBone::Hips);
+    // The key times are independent: split them over the machine's cores, one retargeter each.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 16);
+    let chunk = times.len().div_ceil(threads).max(4096);
+    let parts = std::thread::scope(|scope| {
+        let handles: Vec<_> = times
+            .chunks(chunk)
+            .map(|slice| {
+                let joints = &joints;
+                scope.spawn(move || bake_times(source, clip, target, joints, hips, slice))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::unsupported("a retargeting thread failed")))
+            })
+            .collect::<Result<Vec<_>, Error>>()
+    })?;
     let mut rotations: Vec<Vec<f32>> = vec![Vec::with_capacity(times.len() * 4); joints.len()];
     let mut hips_path: Vec<f32> = Vec::with_capacity(times.len() * 3);
-    let rest_hips = hips.map(|h| target.skeleton.rest_local(h).translation);
-    for &t in &times {
-        let pose = retargeter.pose_at(t);
-        for (values, (_, joint)) in rotations.iter_mut().zip(&joints) {
-            let local = pose.locals.get(joint.index()).copied().unwrap_or_default();
-            values.extend(local.rotation.to_array());
+    for (part_rotations, part_path) in parts {
+        for (all, part) in rotations.iter_mut().zip(part_rotations) {
+            all.extend(part);
         }
-        if let Some(h) = hips {
-            let local = pose.locals.get(h.index()).copied().unwrap_or_default();
-            hips_path.extend(local.translation.to_array());
-        }
+        hips_path.extend(part_path);
     }
+    let rest_hips = hips.map(|h| target.skeleton.rest_local(h).translation);
     let mut out = Clip::new(clip.name.clone());
     let track_error =
         |e: crate::model::clip::TrackError| Error::unsupported(format!("retargeted clip: {e}"));
@@ -283,4 +299,40 @@ pub fn bake(
         );
     }
     Ok(out)
+}
+
+/// One run of key times: the rotations of `joints` (x, y, z, w per key, one list per joint)
+/// and the hips' local translation (x, y, z per key).
+type Baked = (Vec<Vec<f32>>, Vec<f32>);
+
+fn bake_times(
+    source: &crate::Asset,
+    clip: &Clip,
+    target: &crate::Asset,
+    joints: &[(HumanBone, crate::model::skeleton::JointId)],
+    hips: Option<crate::model::skeleton::JointId>,
+    times: &[f32],
+) -> Result<Baked, Error> {
+    let mut scratch = Diagnostics::new();
+    let mut retargeter = Retargeter::new(
+        Side::new(source, "animation")?,
+        clip,
+        Side::new(target, "model")?,
+        &mut scratch,
+    )?;
+    let mut rotations: Vec<Vec<f32>> = vec![Vec::with_capacity(times.len() * 4); joints.len()];
+    let mut path: Vec<f32> = Vec::with_capacity(times.len() * 3);
+    let mut locals = Vec::new();
+    for &t in times {
+        retargeter.pose_into(t, &mut locals);
+        for (values, (_, joint)) in rotations.iter_mut().zip(joints) {
+            let local = locals.get(joint.index()).copied().unwrap_or_default();
+            values.extend(local.rotation.to_array());
+        }
+        if let Some(h) = hips {
+            let local = locals.get(h.index()).copied().unwrap_or_default();
+            path.extend(local.translation.to_array());
+        }
+    }
+    Ok((rotations, path))
 }

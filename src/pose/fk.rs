@@ -46,11 +46,16 @@ struct Bound<'a> {
 }
 
 /// Evaluates a clip's pose on a skeleton at any time.
+///
+/// World rotations are composed as quaternions (`parent · local`), the way engines pose
+/// joints: exact for uniform scales; under a non-uniform parent scale a world matrix also has
+/// shear, which a rotation cannot hold. World matrices ([`Sampler::world`]) are composed on
+/// demand, exactly.
 pub struct Sampler<'a> {
     skeleton: &'a Skeleton,
     tracks: Vec<Bound<'a>>,
     locals: Vec<Trs>,
-    worlds: Vec<Mat4>,
+    rotations: Vec<Quat>,
 }
 
 impl<'a> Sampler<'a> {
@@ -78,7 +83,7 @@ impl<'a> Sampler<'a> {
             skeleton,
             tracks,
             locals: skeleton.rest_locals().to_vec(),
-            worlds: vec![Mat4::IDENTITY; skeleton.len()],
+            rotations: vec![Quat::IDENTITY; skeleton.len()],
         };
         sampler.compose();
         sampler
@@ -90,7 +95,7 @@ impl<'a> Sampler<'a> {
             skeleton,
             tracks: Vec::new(),
             locals: skeleton.rest_locals().to_vec(),
-            worlds: vec![Mat4::IDENTITY; skeleton.len()],
+            rotations: vec![Quat::IDENTITY; skeleton.len()],
         };
         sampler.compose();
         sampler
@@ -133,14 +138,14 @@ impl<'a> Sampler<'a> {
     fn compose(&mut self) {
         let parents = self.skeleton.parents();
         for i in 0..self.locals.len() {
-            let local = self.locals.get(i).map_or(Mat4::IDENTITY, Trs::to_mat4);
+            let local = self.locals.get(i).map_or(Quat::IDENTITY, |l| l.rotation);
             let parent = parents
                 .get(i)
                 .copied()
                 .flatten()
-                .and_then(|p| self.worlds.get(p.index()).copied())
-                .unwrap_or(Mat4::IDENTITY);
-            if let Some(world) = self.worlds.get_mut(i) {
+                .and_then(|p| self.rotations.get(p.index()).copied())
+                .unwrap_or(Quat::IDENTITY);
+            if let Some(world) = self.rotations.get_mut(i) {
                 *world = parent * local;
             }
         }
@@ -154,12 +159,28 @@ impl<'a> Sampler<'a> {
             .unwrap_or(Trs::IDENTITY)
     }
 
-    /// The world matrix of a joint in the current pose.
+    /// The world matrix of a joint in the current pose (composed along its chain now).
     pub fn world(&self, joint: JointId) -> Mat4 {
-        self.worlds
-            .get(joint.index())
-            .copied()
-            .unwrap_or(Mat4::IDENTITY)
+        let mut world = self.local(joint).to_mat4();
+        for ancestor in self.skeleton.ancestors(joint) {
+            world = self.local(ancestor).to_mat4() * world;
+        }
+        world
+    }
+
+    /// Every joint's world matrix in the current pose (one pass, parents first).
+    pub fn worlds(&self) -> Vec<Mat4> {
+        let mut worlds: Vec<Mat4> = Vec::with_capacity(self.locals.len());
+        for joint in self.skeleton.joints() {
+            let local = self.local(joint).to_mat4();
+            let parent = self
+                .skeleton
+                .parent(joint)
+                .and_then(|p| worlds.get(p.index()).copied())
+                .unwrap_or(Mat4::IDENTITY);
+            worlds.push(parent * local);
+        }
+        worlds
     }
 
     /// The world position of a joint in the current pose.
@@ -167,21 +188,32 @@ impl<'a> Sampler<'a> {
         self.world(joint).w_axis.truncate()
     }
 
-    /// The world rotation of a joint in the current pose (the rotation of its world matrix,
-    /// scale and shear taken out).
+    /// The world rotation of a joint in the current pose (local rotations composed).
     pub fn world_rotation(&self, joint: JointId) -> Quat {
-        Trs::from_mat4(self.world(joint)).rotation
+        self.rotations
+            .get(joint.index())
+            .copied()
+            .unwrap_or(Quat::IDENTITY)
     }
 
-    /// Every key time of the bound tracks, sorted, without duplicates.
+    /// Every key time of the bound tracks, sorted, without duplicates. Tracks that share one
+    /// time array (the usual case) are merged once.
     pub fn key_times(&self) -> Vec<f32> {
-        let mut times: Vec<f32> = self
-            .tracks
-            .iter()
-            .flat_map(|b| b.track.times().iter().copied())
-            .collect();
-        times.sort_by(f32::total_cmp);
-        times.dedup();
+        let mut distinct: Vec<&[f32]> = Vec::new();
+        for bound in &self.tracks {
+            let times = bound.track.times();
+            if !distinct.contains(&times) {
+                distinct.push(times);
+            }
+        }
+        let mut times: Vec<f32> = match distinct.as_slice() {
+            [only] => only.to_vec(),
+            many => many.iter().flat_map(|t| t.iter().copied()).collect(),
+        };
+        if distinct.len() > 1 {
+            times.sort_by(f32::total_cmp);
+            times.dedup();
+        }
         times
     }
 }

@@ -85,17 +85,17 @@ pub struct TargetPose {
 
 /// Evaluates the retargeted pose of a target at any time of a source clip.
 pub struct Retargeter<'a> {
-    source: Side<'a>,
     target: Side<'a>,
     sampler: Sampler<'a>,
-    /// Per canonical bone: the source joint whose delta drives it, and that joint's bone.
-    driver: [Option<(JointId, HumanBone)>; HumanBone::COUNT],
-    /// Source rest world rotation per source joint.
-    source_rest: Vec<Quat>,
-    /// Target rest world rotation per target joint.
-    target_rest: Vec<Quat>,
+    /// Per canonical bone: the source joint whose delta drives it, and the inverse of that
+    /// joint's T-pose world rotation `(S_b · W_b(rest))⁻¹`.
+    driver: [Option<(JointId, Quat)>; HumanBone::COUNT],
+    /// Per target joint: its bone, and `S'_b · W'_b(rest)`.
+    target_bones: Vec<Option<(HumanBone, Quat)>>,
     source_turn: Quat,
     target_turn: Quat,
+    /// Scratch: the canonical delta of each bone at the current time.
+    deltas: [Quat; HumanBone::COUNT],
     hips: Option<HipsMotion>,
     gaze: Option<Gaze<'a>>,
     /// Source expression tracks carried to target expressions: (track, target expression
@@ -142,15 +142,34 @@ impl<'a> Retargeter<'a> {
                 .map(|w| Trs::from_mat4(w.to_mat4()).rotation)
                 .collect()
         };
+        let source_rest = rest_rotations(source.asset);
+        let target_rest = rest_rotations(target.asset);
         let mut driver = [None; HumanBone::COUNT];
         for bone in HumanBone::ALL {
             let present = std::iter::once(bone)
                 .chain(bone.ancestors())
                 .find_map(|b| source.humanoid.bones.get(b).map(|j| (j, b)));
-            if let Some(slot) = driver.get_mut(bone.index()) {
-                *slot = present;
+            if let (Some(slot), Some((joint, driving))) = (driver.get_mut(bone.index()), present) {
+                let rest = source_rest
+                    .get(joint.index())
+                    .copied()
+                    .unwrap_or(Quat::IDENTITY);
+                *slot = Some((joint, (source.correction(driving) * rest).inverse()));
             }
         }
+        let target_bones = target
+            .asset
+            .skeleton
+            .joints()
+            .map(|joint| {
+                let bone = target.humanoid.bones.bone_of(joint)?;
+                let rest = target_rest
+                    .get(joint.index())
+                    .copied()
+                    .unwrap_or(Quat::IDENTITY);
+                Some((bone, target.correction(bone) * rest))
+            })
+            .collect();
         let hips = hips_motion(&source, clip, &target, diagnostics)?;
         let gaze = gaze(clip, &target);
         let expressions = clip
@@ -168,12 +187,11 @@ impl<'a> Retargeter<'a> {
         Ok(Retargeter {
             gaze,
             expressions,
-            source_rest: rest_rotations(source.asset),
-            target_rest: rest_rotations(target.asset),
+            target_bones,
+            deltas: [Quat::IDENTITY; HumanBone::COUNT],
             source_turn: facing_turn(source.asset.facing),
             target_turn: facing_turn(target.asset.facing),
             world: vec![Quat::IDENTITY; target.asset.skeleton.len()],
-            source,
             target,
             sampler,
             driver,
@@ -186,55 +204,74 @@ impl<'a> Retargeter<'a> {
         self.sampler.key_times()
     }
 
-    /// The canonical world delta `N_b(t)` of the bone driving `bone` (identity when the source
-    /// has none of its chain), after [`Retargeter::evaluate_source`].
-    fn delta(&self, bone: HumanBone) -> Quat {
-        let Some(Some((joint, driving))) = self.driver.get(bone.index()) else {
-            return Quat::IDENTITY;
-        };
-        let rest = self
-            .source_rest
-            .get(joint.index())
-            .copied()
-            .unwrap_or(Quat::IDENTITY);
-        let t_pose = self.source.correction(*driving) * rest;
-        let delta = self.sampler.world_rotation(*joint) * t_pose.inverse();
-        self.source_turn * delta * self.source_turn.inverse()
-    }
-
-    /// Poses the source at `t`.
+    /// Poses the source at `t` and computes every bone's canonical world delta `N_b(t)`
+    /// (identity when the source has none of the bone's chain).
     fn evaluate_source(&mut self, t: f32) {
         self.sampler.evaluate(t);
+        let turned = self.source_turn != Quat::IDENTITY;
+        for (delta, driver) in self.deltas.iter_mut().zip(&self.driver) {
+            *delta = match driver {
+                Some((joint, inverse_t_pose)) => {
+                    let d = self.sampler.world_rotation(*joint) * *inverse_t_pose;
+                    if turned {
+                        self.source_turn * d * self.source_turn.inverse()
+                    } else {
+                        d
+                    }
+                }
+                None => Quat::IDENTITY,
+            };
+        }
     }
 
     /// The target's pose at time `t` of the source clip.
     pub fn pose_at(&mut self, t: f32) -> TargetPose {
+        let mut locals = Vec::new();
+        self.pose_into(t, &mut locals);
+        TargetPose { locals }
+    }
+
+    /// As [`Retargeter::pose_at`], into a reused buffer of local transforms (one per target
+    /// joint).
+    pub fn pose_into(&mut self, t: f32, locals: &mut Vec<Trs>) {
         self.evaluate_source(t);
         let skeleton = &self.target.asset.skeleton;
-        let mut locals = skeleton.rest_locals().to_vec();
-        let to_target = self.target_turn.inverse();
-        for joint in skeleton.joints() {
-            let i = joint.index();
-            let parent_world = skeleton
-                .parent(joint)
+        locals.clear();
+        locals.extend_from_slice(skeleton.rest_locals());
+        let turned = self.target_turn != Quat::IDENTITY;
+        let parents = skeleton.parents();
+        for (i, target_bone) in self.target_bones.iter().enumerate() {
+            let parent_world = parents
+                .get(i)
+                .copied()
+                .flatten()
                 .and_then(|p| self.world.get(p.index()).copied())
                 .unwrap_or(Quat::IDENTITY);
-            let rest_local = locals.get(i).map_or(Quat::IDENTITY, |l| l.rotation);
-            let world = match self.target.humanoid.bones.bone_of(joint) {
-                Some(bone) => {
-                    let delta = to_target * self.delta(bone) * self.target_turn;
-                    let rest = self.target_rest.get(i).copied().unwrap_or(Quat::IDENTITY);
-                    (delta * self.target.correction(bone) * rest).normalize()
+            let world = match target_bone {
+                Some((bone, fixed)) => {
+                    let delta = self
+                        .deltas
+                        .get(bone.index())
+                        .copied()
+                        .unwrap_or(Quat::IDENTITY);
+                    let delta = if turned {
+                        self.target_turn.inverse() * delta * self.target_turn
+                    } else {
+                        delta
+                    };
+                    let world = delta * *fixed;
+                    if let Some(local) = locals.get_mut(i) {
+                        local.rotation = (parent_world.inverse() * world).normalize();
+                    }
+                    world
                 }
-                None => parent_world * rest_local,
+                None => parent_world * locals.get(i).map_or(Quat::IDENTITY, |l| l.rotation),
             };
-            if let Some(local) = locals.get_mut(i) {
-                local.rotation = (parent_world.inverse() * world).normalize();
-            }
             if let Some(slot) = self.world.get_mut(i) {
                 *slot = world;
             }
         }
+        let to_target = self.target_turn.inverse();
         if let Some(gaze) = &self.gaze {
             let (yaw, pitch) = gaze
                 .track
@@ -258,7 +295,6 @@ impl<'a> Retargeter<'a> {
                 local.translation = hips.target_parent.inverse().transform_point3(world);
             }
         }
-        TargetPose { locals }
     }
 }
 

@@ -63,6 +63,7 @@ fn input() -> &'static Input {
             mesh: Some(&m.mesh),
             clips: &[clip],
             generator: "humanoid bench",
+            skin_without_mesh: false,
         })
         .expect("build");
         build::write_glb(&built, &glb).expect("write input");

@@ -34,6 +34,7 @@ fn mannequin_with_long_clip() -> &'static (Asset, Clip) {
             (0..m.skeleton.len()).collect(),
         );
         asset.humanoids.push(HumanoidSkeleton {
+            declared_t_pose: true,
             root: m.humanoid.root,
             bones: m.humanoid.bones,
         });

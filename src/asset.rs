@@ -74,6 +74,10 @@ pub struct HumanoidSkeleton {
     pub root: Option<JointId>,
     /// Canonical bone → joint.
     pub bones: BoneMap,
+    /// Whether the file's format declares the rest to be the canonical T-pose (EXT_skeleton_humanoid,
+    /// VRM, VRMA): its T-pose corrections are then the identity unless measured on request. A
+    /// humanoid found by mapping a rig declares nothing: its corrections are measured.
+    pub declared_t_pose: bool,
 }
 
 impl Asset {
@@ -102,12 +106,71 @@ pub struct ReadOutcome {
 /// The file cannot be read, is invalid, or is in a format that has no reader yet (the message
 /// names it).
 pub fn read(path: &Path) -> Result<ReadOutcome, Error> {
+    read_with(path, &ReadOptions::default())
+}
+
+/// Options for readers of formats that leave things open.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReadOptions {
+    /// BVH: metres per file unit (`None`: detected from the hips height, and reported).
+    pub bvh_scale: Option<f64>,
+}
+
+/// As [`read`], with options. A BVH rig, which declares no humanoid, is mapped by the
+/// built-in tables or the auto-mapper when it can be (reported either way).
+///
+/// # Errors
+/// As [`read`].
+pub fn read_with(path: &Path, options: &ReadOptions) -> Result<ReadOutcome, Error> {
     match input_format(path)? {
         format if format.is_gltf_family() => formats::vrm::read_asset(path),
+        Format::Bvh => {
+            let bvh_options = formats::bvh::ReadOptions {
+                scale: options.bvh_scale,
+                ..formats::bvh::ReadOptions::default()
+            };
+            let mut outcome = formats::bvh::read_asset(path, &bvh_options)?;
+            map_rig(&mut outcome, path);
+            Ok(outcome)
+        }
         other => Err(Error::unsupported(format!(
             "{}: reading {other} files is not built yet",
             path.display()
         ))),
+    }
+}
+
+/// Gives a rig that declares no humanoid the mapping the built-in tables (or the auto-mapper)
+/// find, with a note saying which; a rig that is not a humanoid keeps none, with the reason.
+fn map_rig(outcome: &mut ReadOutcome, path: &Path) {
+    let mapping = match crate::mapping::RigMapping::detect() {
+        Ok(mapping) => mapping,
+        Err(e) => {
+            outcome
+                .diagnostics
+                .warn("HUMANOID_NOT_MAPPED", "", e.to_string());
+            return;
+        }
+    };
+    match mapping.attach(&mut outcome.asset, path) {
+        Ok(Some(report)) => {
+            let how = report.table.as_deref().map_or_else(
+                || "the auto-mapper".to_owned(),
+                |t| format!("the {t} table"),
+            );
+            let mut message = format!("{} bones mapped by {how}", report.bones.len());
+            if !report.missing.is_empty() {
+                message.push_str(&format!(
+                    "; required bones not found: {}",
+                    report.missing.join(", ")
+                ));
+            }
+            outcome.diagnostics.info("HUMANOID_MAPPED", "", message);
+        }
+        Ok(None) => {}
+        Err(e) => outcome
+            .diagnostics
+            .info("HUMANOID_NOT_MAPPED", "", e.to_string()),
     }
 }
 

@@ -30,6 +30,14 @@ pub struct ConvertOptions {
     /// with `EXT_skeleton_humanoid`. A VRM output from such a rig is mapped even without it
     /// (by the built-in tables and the auto-mapper).
     pub mapping: Option<RigMapping>,
+    /// The clip to write where the output holds one (BVH; default: the first).
+    pub clip: Option<String>,
+    /// BVH: metres per file unit when reading (`None`: detected).
+    pub bvh_read_scale: Option<f64>,
+    /// BVH output: rotation channel order (default ZXY).
+    pub bvh_order: Option<crate::formats::bvh::EulerOrder>,
+    /// BVH output: metres per file unit (default centimetres).
+    pub bvh_write_scale: Option<f64>,
 }
 
 pub use crate::mapping::RigMapping;
@@ -63,6 +71,9 @@ pub fn convert(
 ) -> Result<ConvertReport, Error> {
     check_output_path(input, output, options.force)?;
     let source = input_format(input)?;
+    if source == Format::Bvh || options.to == Some(Format::Bvh) || output_is(output, "bvh") {
+        return convert_through_model(input, output, options);
+    }
     if !source.is_gltf_family() {
         return Err(Error::unsupported(format!(
             "{}: reading {source} files is not built yet",
@@ -126,6 +137,107 @@ pub fn convert(
     Ok(ConvertReport {
         format: target,
         bytes_written: written.bytes,
+        diagnostics,
+    })
+}
+
+fn output_is(path: &Path, extension: &str) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case(extension))
+}
+
+/// Conversions that go through the canonical model (a BVH in or out): read the asset, write
+/// its skeleton and clips in the target format.
+fn convert_through_model(
+    input: &Path,
+    output: &Path,
+    options: &ConvertOptions,
+) -> Result<ConvertReport, Error> {
+    let read_options = crate::asset::ReadOptions {
+        bvh_scale: options.bvh_read_scale,
+    };
+    let mut read = crate::asset::read_with(input, &read_options)?;
+    if let Some(mapping) = &options.mapping {
+        mapping.attach(&mut read.asset, input)?;
+    }
+    let asset = read.asset;
+    let mut diagnostics = read.diagnostics;
+    let target = match options.to {
+        Some(format) => format,
+        None => Format::for_output(output, None)?,
+    };
+    let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
+    let bytes_written = match target {
+        Format::Bvh => {
+            let clip = match &options.clip {
+                Some(name) => asset.clips.iter().find(|c| &c.name == name),
+                None => asset.clips.first(),
+            }
+            .ok_or_else(|| {
+                Error::unsupported(format!(
+                    "{}: no clip to write as BVH{}",
+                    input.display(),
+                    options
+                        .clip
+                        .as_deref()
+                        .map_or_else(String::new, |n| format!(" (asked for {n:?})"))
+                ))
+            })?;
+            if asset.clips.len() > 1 && options.clip.is_none() {
+                diagnostics.info(
+                    "BVH_FIRST_CLIP",
+                    "",
+                    format!(
+                        "a BVH holds one clip: {:?} was written (choose with --clip)",
+                        clip.name
+                    ),
+                );
+            }
+            let mut write_options = crate::formats::bvh::WriteOptions::default();
+            if let Some(order) = options.bvh_order {
+                write_options.order = order;
+            }
+            if let Some(scale) = options.bvh_write_scale {
+                write_options.scale = scale;
+            }
+            let written =
+                crate::formats::bvh::write_with_diagnostics(&asset, clip, &write_options)?;
+            diagnostics.extend(written.diagnostics);
+            crate::output::write_atomically(output, written.text.as_bytes())?
+        }
+        Format::Gltf => {
+            return Err(Error::unsupported(
+                "writing a BVH's skeleton as .gltf is not built yet: use .glb",
+            ))
+        }
+        Format::Glb => {
+            let built = gltf::build::build(&gltf::build::Scene {
+                skeleton: &asset.skeleton,
+                humanoids: &asset.humanoids,
+                mesh: None,
+                clips: &asset.clips,
+                generator,
+                skin_without_mesh: true,
+            })?;
+            let written = gltf::build::write_glb(&built, output)?;
+            diagnostics.extend(written.diagnostics);
+            written.bytes
+        }
+        Format::Vrma => {
+            let built = vrm::vrma::build(&asset, generator, &mut diagnostics)?;
+            gltf::build::write_glb(&built, output)?.bytes
+        }
+        other => {
+            return Err(Error::unsupported(format!(
+                "writing {other} from {} is not built yet",
+                input.display()
+            )))
+        }
+    };
+    Ok(ConvertReport {
+        format: target,
+        bytes_written,
         diagnostics,
     })
 }

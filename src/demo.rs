@@ -69,6 +69,7 @@ pub fn canonical_mannequin() -> Result<CanonicalMannequin, Error> {
         bones.set(joint.bone, Some(id(i)?));
     }
     let humanoid = HumanoidSkeleton {
+        declared_t_pose: true,
         root: Some(id(0)?),
         bones,
     };
@@ -137,6 +138,7 @@ pub fn write_demo(dir: &Path, force: bool) -> Result<Vec<PathBuf>, Error> {
         mesh: Some(&m.mesh),
         clips: &m.clips,
         generator,
+        skin_without_mesh: false,
     })?;
     gltf::build::write_glb(&built, &nodes_path)?;
 
@@ -158,6 +160,7 @@ pub fn write_demo(dir: &Path, force: bool) -> Result<Vec<PathBuf>, Error> {
         mesh: Some(&m.mesh),
         clips: &ext_clips,
         generator,
+        skin_without_mesh: false,
     })?;
     gltf::build::write_glb(&built, &ext_path)?;
     Ok(vec![nodes_path, ext_path])

@@ -66,6 +66,18 @@ enum Command {
         /// meta.licenseUrl of a VRM made from a plain glTF (default: VRM Public License 1.0).
         #[arg(long, value_name = "URL")]
         vrm_license_url: Option<String>,
+        /// The clip to write where the output holds one (BVH).
+        #[arg(long, value_name = "NAME")]
+        clip: Option<String>,
+        /// BVH input: metres per file unit (default: detected from the hips height).
+        #[arg(long, value_name = "METRES")]
+        bvh_scale: Option<f64>,
+        /// BVH output: the rotation channel order (XYZ, XZY, YXZ, YZX, ZXY, ZYX; default ZXY).
+        #[arg(long, value_name = "ORDER")]
+        bvh_order: Option<String>,
+        /// BVH output: the unit, `cm` (default) or `m`.
+        #[arg(long, value_name = "cm|m")]
+        bvh_units: Option<String>,
         /// Map a rig that declares no humanoid and add EXT_skeleton_humanoid: `--map auto`
         /// (the best table or the skeleton's shape), a table name or a TOML file.
         #[command(flatten)]
@@ -257,9 +269,31 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             vrm_name,
             vrm_author,
             vrm_license_url,
+            clip,
+            bvh_scale,
+            bvh_order,
+            bvh_units,
             maps,
         } => {
             let mapping = maps.rig_mapping()?;
+            let bvh_order = bvh_order
+                .as_deref()
+                .map(|o| {
+                    o.parse::<humanoid::formats::bvh::EulerOrder>()
+                        .map_err(|e| humanoid::Error::unsupported(e.to_string()))
+                })
+                .transpose()?;
+            let bvh_write_scale = match bvh_units.as_deref() {
+                None => None,
+                Some("cm") => Some(humanoid::formats::bvh::CENTIMETRES),
+                Some("m") => Some(humanoid::formats::bvh::METRES),
+                Some(other) => {
+                    return Err(humanoid::Error::unsupported(format!(
+                        "--bvh-units {other:?}: expected cm or m"
+                    ))
+                    .into())
+                }
+            };
             let options = humanoid::convert::ConvertOptions {
                 to: to.as_deref().map(str::parse).transpose()?,
                 force,
@@ -272,6 +306,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     },
                 },
                 mapping,
+                clip,
+                bvh_read_scale: bvh_scale,
+                bvh_order,
+                bvh_write_scale,
             };
             convert::run(&mut out, &input, &output, &options, json)
         }

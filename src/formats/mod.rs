@@ -90,7 +90,10 @@ impl Format {
 
     /// Whether an adapter can write this format yet.
     pub fn can_write(self) -> bool {
-        matches!(self, Format::Glb | Format::Gltf)
+        matches!(
+            self,
+            Format::Glb | Format::Gltf | Format::Vrm1 | Format::Vrm0 | Format::Vrma | Format::Bvh
+        )
     }
 
     /// The output format an output path implies, following the rules of `convert`:

@@ -141,6 +141,7 @@ impl RigMapping {
             .get(HumanBone::Hips)
             .map(|hips| asset.skeleton.ancestors(hips).last().unwrap_or(hips));
         asset.humanoids.push(crate::asset::HumanoidSkeleton {
+            declared_t_pose: false,
             root,
             bones: mapping.bones,
         });

@@ -607,4 +607,69 @@ mod corpus {
             }
         }
     }
+
+    #[test]
+    fn bvh_rigs_map_by_their_tables() {
+        // Biovision style (MocapBank): LeftCollar = shoulder, LeftShoulder = upper arm,
+        // LeftWrist = hand, LeftHip = upper leg; Chest/Chest2 the spine.
+        let expected = owned(
+            sides(
+                "Left",
+                "Right",
+                &[
+                    ("Shoulder", "@Collar"),
+                    ("UpperArm", "@Shoulder"),
+                    ("LowerArm", "@Elbow"),
+                    ("Hand", "@Wrist"),
+                    ("UpperLeg", "@Hip"),
+                    ("LowerLeg", "@Knee"),
+                    ("Foot", "@Ankle"),
+                ],
+            ),
+            &[
+                ("hips", "Hips"),
+                ("spine", "Chest"),
+                ("chest", "Chest2"),
+                ("neck", "Neck"),
+                ("head", "Head"),
+            ],
+        );
+        assert_mapping("bvh/mocapbank_walk.bvh", &expected);
+
+        // CMU 3dsMax-friendly: the same Biovision trap, zero-length lowerback/lowerneck joints
+        // (the spine and neck bases), toes; LHipJoint, lhand, LFingers, LThumb left out.
+        let expected = owned(
+            sides(
+                "Left",
+                "Right",
+                &[
+                    ("Shoulder", "@Collar"),
+                    ("UpperArm", "@Shoulder"),
+                    ("LowerArm", "@Elbow"),
+                    ("Hand", "@Wrist"),
+                    ("UpperLeg", "@Hip"),
+                    ("LowerLeg", "@Knee"),
+                    ("Foot", "@Ankle"),
+                    ("Toes", "@Toe"),
+                ],
+            ),
+            &[
+                ("hips", "Hips"),
+                ("spine", "lowerback"),
+                ("chest", "Chest"),
+                ("upperChest", "Chest2"),
+                ("neck", "lowerneck"),
+                ("head", "Head"),
+            ],
+        );
+        assert_mapping("bvh/cmu_131_01_3dsmax.bvh", &expected);
+
+        // Mixamo BVH: every bone of the Mixamo GLBs plus the eyes.
+        let mut limbs = MIXAMO_BODY.to_vec();
+        limbs.extend(mixamo_fingers());
+        let mut expected = mixamo(&limbs);
+        expected.push(("leftEye", "mixamorig:LeftEye".to_owned()));
+        expected.push(("rightEye", "mixamorig:RightEye".to_owned()));
+        assert_mapping("bvh/mixamo_freebvh.bvh", &expected);
+    }
 }

@@ -32,6 +32,10 @@ pub struct Scene<'a> {
     pub clips: &'a [Clip],
     /// `asset.generator`.
     pub generator: &'a str,
+    /// Without a mesh: declare every joint in a skin anyway (inverse bind matrices from the
+    /// rest pose), so that importers build an armature (Blender makes plain empties of nodes
+    /// that no skin lists).
+    pub skin_without_mesh: bool,
 }
 
 /// The JSON root and the binary buffer of a new document.
@@ -230,6 +234,23 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
         root.insert("skins".into(), json!([skin]));
         nodes.push(json!({"name": mesh.name, "mesh": 0, "skin": 0}));
         scene_nodes.push(nodes.len() - 1);
+    }
+
+    if scene.mesh.is_none() && scene.skin_without_mesh && !skeleton.is_empty() {
+        let ibm: Vec<f32> = skeleton
+            .rest_worlds()
+            .iter()
+            .flat_map(|w| w.to_mat4().inverse().to_cols_array())
+            .collect();
+        let ibm = w.floats(&ibm, "MAT4", 16, None, false);
+        let mut skin = json!({
+            "inverseBindMatrices": ibm,
+            "joints": (0..skeleton.len()).collect::<Vec<_>>(),
+        });
+        if let Some(root) = scene.humanoids.first().and_then(|h| h.root) {
+            skin["skeleton"] = json!(root.index());
+        }
+        root.insert("skins".into(), json!([skin]));
     }
 
     let mut animations = Vec::new();

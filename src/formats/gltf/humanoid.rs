@@ -222,6 +222,7 @@ fn humanoids(
             );
         }
         out.push(HumanoidSkeleton {
+            declared_t_pose: true,
             root: root_joint,
             bones,
         });

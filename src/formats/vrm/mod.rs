@@ -115,7 +115,14 @@ pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
     let root = bones
         .get(HumanBone::Hips)
         .map(|hips| top_of(&asset.skeleton, hips));
-    asset.humanoids.insert(0, HumanoidSkeleton { root, bones });
+    asset.humanoids.insert(
+        0,
+        HumanoidSkeleton {
+            root,
+            bones,
+            declared_t_pose: true,
+        },
+    );
     if let Some(targets) = &declared.vrma_targets {
         vrma::classify_clips(asset, targets, diagnostics);
     }

@@ -310,6 +310,7 @@ pub fn build(
         mesh: None,
         clips: &clips,
         generator,
+        skin_without_mesh: false,
     })?;
     let mut human_bones = serde_json::Map::new();
     for (bone, joint) in humanoid.bones.iter() {

@@ -5,7 +5,9 @@
 //! format, and whether an adapter exists yet.
 
 pub mod bvh;
+pub mod godot;
 pub mod gltf;
+pub mod hanim;
 pub mod vrm;
 
 use std::fmt;

@@ -1,0 +1,2 @@
+//! H-Anim parse throughput (in progress).
+fn main() {}

@@ -1,0 +1,1 @@
+//! Godot 4 text resources: SkeletonProfile(Humanoid) and BoneMap (in progress).

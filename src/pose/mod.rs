@@ -2,6 +2,7 @@
 
 pub mod fk;
 pub mod look_at;
+pub mod normalize;
 pub mod normalized;
 pub mod retarget;
 pub mod sample;

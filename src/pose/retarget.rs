@@ -23,21 +23,13 @@
 
 use glam::{Mat4, Quat, Vec3};
 
-use crate::asset::{Asset, Facing, HumanoidSkeleton};
+use crate::asset::{Asset, HumanoidSkeleton};
 use crate::error::{Diagnostics, Error};
 use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
 use crate::pose::fk::Sampler;
 use crate::pose::trs::Trs;
-
-/// The turn that takes a file's space to canonical space (+Z facing).
-fn facing_turn(facing: Facing) -> Quat {
-    match facing {
-        Facing::PlusZ => Quat::IDENTITY,
-        Facing::MinusZ => Quat::from_xyzw(0.0, 1.0, 0.0, 0.0),
-    }
-}
 
 /// One side of a retarget: an asset, its humanoid and its T-pose corrections.
 #[derive(Debug, Clone)]
@@ -48,10 +40,15 @@ pub struct Side<'a> {
     pub humanoid: &'a HumanoidSkeleton,
     /// `S_b` per bone (world rotations; identity for a declared T-pose).
     pub corrections: [Quat; HumanBone::COUNT],
+    /// The turn from canonical space (+Z facing) into the file's space: declared (VRM 0.x
+    /// faces −Z) or, for a mapped rig, measured from its left/right joints.
+    pub turn: Quat,
 }
 
 impl<'a> Side<'a> {
-    /// The asset's first humanoid, with identity corrections.
+    /// The asset's first humanoid, with its T-pose corrections: the identity where the format
+    /// declares a T-pose rest (EXT_skeleton_humanoid, VRM, VRMA), measured by the rest-pose
+    /// normaliser otherwise (a mapped rig, a BVH).
     ///
     /// # Errors
     /// The asset declares no humanoid (map it first).
@@ -61,11 +58,37 @@ impl<'a> Side<'a> {
                 "the {what} declares no humanoid skeleton: map its rig (--map auto or --map TABLE)"
             ))
         })?;
+        use crate::pose::normalize;
+        let (corrections, turn) = if humanoid.declared_t_pose {
+            (
+                [Quat::IDENTITY; HumanBone::COUNT],
+                normalize::declared_turn(asset.facing),
+            )
+        } else {
+            let turn = normalize::measured_turn(&asset.skeleton, &humanoid.bones)
+                .unwrap_or_else(|| normalize::declared_turn(asset.facing));
+            (
+                normalize::corrections(&asset.skeleton, &humanoid.bones, turn),
+                turn,
+            )
+        };
         Ok(Side {
             asset,
             humanoid,
-            corrections: [Quat::IDENTITY; HumanBone::COUNT],
+            corrections,
+            turn,
         })
+    }
+
+    /// The same side with its corrections measured even where the format declares a T-pose
+    /// (`--normalize`).
+    pub fn measured(mut self) -> Side<'a> {
+        self.corrections = crate::pose::normalize::corrections(
+            &self.asset.skeleton,
+            &self.humanoid.bones,
+            self.turn,
+        );
+        self
     }
 
     fn correction(&self, bone: HumanBone) -> Quat {
@@ -119,7 +142,15 @@ struct HipsMotion {
     source: JointId,
     target: JointId,
     ratio: f32,
+    /// Canonical-space points that stay put: `p' = ratio · (p − from) + to` (both zero in
+    /// three-vrm's semantics; the ankle heights when legs set the scale).
+    from: Vec3,
+    to: Vec3,
     target_parent: Mat4,
+    /// When legs set the scale, the point moved is the midpoint of the hip sockets (the upper
+    /// legs' joints), not the hips joint: the source's sockets, and the target's socket
+    /// midpoint relative to its hips joint in the hips' rest frame.
+    sockets: Option<([JointId; 2], Vec3)>,
 }
 
 impl<'a> Retargeter<'a> {
@@ -189,8 +220,8 @@ impl<'a> Retargeter<'a> {
             expressions,
             target_bones,
             deltas: [Quat::IDENTITY; HumanBone::COUNT],
-            source_turn: facing_turn(source.asset.facing),
-            target_turn: facing_turn(target.asset.facing),
+            source_turn: source.turn.inverse(),
+            target_turn: target.turn.inverse(),
             world: vec![Quat::IDENTITY; target.asset.skeleton.len()],
             target,
             sampler,
@@ -289,8 +320,25 @@ impl<'a> Retargeter<'a> {
         }
         if let Some(hips) = self.hips {
             let position = self.sampler.world_position(hips.source);
-            let canonical = self.source_turn * position * hips.ratio;
-            let world = to_target * canonical;
+            let world = match hips.sockets {
+                None => {
+                    let canonical =
+                        (self.source_turn * position - hips.from) * hips.ratio + hips.to;
+                    to_target * canonical
+                }
+                Some(([left, right], offset)) => {
+                    let socket = (self.sampler.world_position(left)
+                        + self.sampler.world_position(right))
+                        * 0.5;
+                    let canonical = (self.source_turn * socket - hips.from) * hips.ratio + hips.to;
+                    let hips_rotation = self
+                        .world
+                        .get(hips.target.index())
+                        .copied()
+                        .unwrap_or(Quat::IDENTITY);
+                    to_target * canonical - hips_rotation * offset
+                }
+            };
             if let Some(local) = locals.get_mut(hips.target.index()) {
                 local.translation = hips.target_parent.inverse().transform_point3(world);
             }
@@ -374,10 +422,9 @@ fn hips_motion(
     if !moves {
         return Ok(None);
     }
-    let source_height =
-        (facing_turn(source.asset.facing) * skeleton.rest_world(source_hips).translation).y;
+    let source_height = side_hips_height(source, source_hips);
     let target_skeleton = &target.asset.skeleton;
-    let target_height = target_skeleton.rest_world(target_hips).translation.y;
+    let target_height = side_hips_height(target, target_hips);
     if source_height <= 1e-6 {
         return Err(Error::unsupported(format!(
             "the source hips are {source_height} m above the ground at rest: their motion cannot be scaled to the target (hips-height ratio)"
@@ -393,12 +440,162 @@ fn hips_motion(
     let target_parent = target_skeleton
         .parent(target_hips)
         .map_or(Mat4::IDENTITY, |p| target_skeleton.rest_world(p).to_mat4());
+    // Between two files that declare a T-pose, three-vrm's rule: the absolute position scaled
+    // by the hips-height ratio. When a side is a measured rig, the legs set the scale (their
+    // lengths may be a different share of the hips height) and the ankles stay at their
+    // heights, so a planted foot lands on the target's ground.
+    let legs = (!source.humanoid.declared_t_pose || !target.humanoid.declared_t_pose)
+        .then(|| Some((leg_length(source)?, leg_length(target)?)))
+        .flatten();
+    let (ratio, from, to) = match legs {
+        Some((source_leg, target_leg)) if source_leg > 1e-6 => (
+            target_leg / source_leg,
+            Vec3::new(0.0, lowest_ankle(source, clip), 0.0),
+            Vec3::new(0.0, rest_ankle(target), 0.0),
+        ),
+        _ => (target_height / source_height, Vec3::ZERO, Vec3::ZERO),
+    };
+    let sockets = if from == Vec3::ZERO && to == Vec3::ZERO {
+        None
+    } else {
+        hip_sockets(source, target, target_hips)
+    };
     Ok(Some(HipsMotion {
         source: source_hips,
         target: target_hips,
-        ratio: target_height / source_height,
+        ratio,
+        from,
+        to,
         target_parent,
+        sockets,
     }))
+}
+
+/// The source's upper-leg joints, and the target's hip-socket midpoint relative to its hips
+/// joint in the hips' rest frame (in the target file's space).
+fn hip_sockets(
+    source: &Side<'_>,
+    target: &Side<'_>,
+    target_hips: JointId,
+) -> Option<([JointId; 2], Vec3)> {
+    let pair = |side: &Side<'_>| {
+        Some([
+            side.humanoid.bones.get(HumanBone::LeftUpperLeg)?,
+            side.humanoid.bones.get(HumanBone::RightUpperLeg)?,
+        ])
+    };
+    let source_pair = pair(source)?;
+    let [l, r] = pair(target)?;
+    let skeleton = &target.asset.skeleton;
+    let socket = (skeleton.rest_world(l).translation + skeleton.rest_world(r).translation) * 0.5;
+    let hips = skeleton.rest_world(target_hips);
+    let rest_rotation = Trs::from_mat4(hips.to_mat4()).rotation;
+    Some((
+        source_pair,
+        rest_rotation.inverse() * (socket - hips.translation),
+    ))
+}
+
+/// A side's leg length: upper leg + lower leg, the mean of both sides (segment lengths do
+/// not depend on the rest pose).
+fn leg_length(side: &Side<'_>) -> Option<f32> {
+    let skeleton = &side.asset.skeleton;
+    let bones = &side.humanoid.bones;
+    let at = |bone: HumanBone| bones.get(bone).map(|j| skeleton.rest_world(j).translation);
+    let lengths: Vec<f32> = [
+        (
+            HumanBone::LeftUpperLeg,
+            HumanBone::LeftLowerLeg,
+            HumanBone::LeftFoot,
+        ),
+        (
+            HumanBone::RightUpperLeg,
+            HumanBone::RightLowerLeg,
+            HumanBone::RightFoot,
+        ),
+    ]
+    .iter()
+    .filter_map(|&(u, l, f)| Some(at(u)?.distance(at(l)?) + at(l)?.distance(at(f)?)))
+    .collect();
+    (!lengths.is_empty()).then(|| lengths.iter().sum::<f32>() / lengths.len() as f32)
+}
+
+/// The feet joints' height above the ground when they stand on it: for the source, the lowest
+/// either foot joint gets over the clip (sampled at 256 times); the floor is `y = 0`.
+fn lowest_ankle(side: &Side<'_>, clip: &Clip) -> f32 {
+    let bones = &side.humanoid.bones;
+    let feet: Vec<JointId> = [HumanBone::LeftFoot, HumanBone::RightFoot]
+        .iter()
+        .filter_map(|b| bones.get(*b))
+        .collect();
+    let mut sampler = Sampler::new(&side.asset.skeleton, clip);
+    let (start, end) = (0.0f32, clip.duration());
+    let turn = side.turn.inverse();
+    let mut lowest = f32::INFINITY;
+    for i in 0..256 {
+        sampler.evaluate(start + (end - start) * i as f32 / 255.0);
+        for foot in &feet {
+            lowest = lowest.min((turn * sampler.world_position(*foot)).y);
+        }
+    }
+    if lowest.is_finite() {
+        lowest
+    } else {
+        0.0
+    }
+}
+
+/// The target's feet joints' height at rest (the mean of both), the floor being `y = 0`.
+fn rest_ankle(side: &Side<'_>) -> f32 {
+    let skeleton = &side.asset.skeleton;
+    let heights: Vec<f32> = [HumanBone::LeftFoot, HumanBone::RightFoot]
+        .iter()
+        .filter_map(|b| side.humanoid.bones.get(*b))
+        .map(|j| (side.turn.inverse() * skeleton.rest_world(j).translation).y)
+        .collect();
+    if heights.is_empty() {
+        0.0
+    } else {
+        heights.iter().sum::<f32>() / heights.len() as f32
+    }
+}
+
+/// The hips height of a side for the hips-height ratio: for a declared T-pose (VRM, VRMA,
+/// EXT), [`hips_height`] as three-vrm measures it; for a measured rig, the height in its
+/// reconstructed T-pose (legs straight down), so that a mid-stride or splayed rest (Soldier's
+/// node pose, CMU's BVH rest) does not skew the scale.
+fn side_hips_height(side: &Side<'_>, hips: JointId) -> f32 {
+    if side.humanoid.declared_t_pose {
+        return hips_height(side.asset, hips);
+    }
+    crate::pose::normalize::t_pose_hips_height(
+        &side.asset.skeleton,
+        &side.humanoid.bones,
+        &side.corrections,
+    )
+    .filter(|h| *h > 1e-6)
+    .unwrap_or_else(|| hips_height(side.asset, hips))
+}
+
+/// The rest hips height used for the hips-height ratio: the hips' height above the ground
+/// (`y`, as VRM and VRMA put the feet on `y = 0`), or, when that is not positive (a BVH rest
+/// with the root at the origin), their height above the lowest joint of the rest pose.
+pub fn hips_height(asset: &Asset, hips: JointId) -> f32 {
+    let skeleton = &asset.skeleton;
+    let y = skeleton.rest_world(hips).translation.y;
+    if y > 1e-6 {
+        return y;
+    }
+    let lowest = skeleton
+        .rest_worlds()
+        .iter()
+        .map(|w| w.translation.y)
+        .fold(f32::INFINITY, f32::min);
+    if lowest.is_finite() {
+        y - lowest
+    } else {
+        y
+    }
 }
 
 /// World transforms of a target pose (affine matrices per joint).

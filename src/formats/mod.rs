@@ -5,8 +5,8 @@
 //! format, and whether an adapter exists yet.
 
 pub mod bvh;
-pub mod godot;
 pub mod gltf;
+pub mod godot;
 pub mod hanim;
 pub mod vrm;
 

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use crate::error::{Diagnostics, Error};
 use crate::formats::{self, Format};
-use crate::model::clip::Clip;
+use crate::model::clip::{Clip, TrackTarget};
 use crate::model::face::{Expression, LookAt};
 use crate::model::humanoid::{BoneMap, Meta};
-use crate::model::skeleton::{JointId, Skeleton};
+use crate::model::skeleton::{JointId, RawJoint, Skeleton};
 
 /// A file read into the canonical model.
 #[derive(Debug, Clone)]
@@ -202,4 +202,144 @@ pub fn input_format(path: &Path) -> Result<Format, Error> {
             )))
         }
     })
+}
+
+impl Asset {
+    /// The asset cut down to its rig: the skin joints, the humanoid bones and roots, and their
+    /// ancestors (every world transform kept). The other joints (glTF nodes that only hold a
+    /// mesh, a camera or a light) are dropped, with their tracks. An asset with neither a skin
+    /// nor a humanoid is returned whole: every joint may be a bone.
+    ///
+    /// What formats that hold only a skeleton (BVH) write.
+    ///
+    /// ```
+    /// use humanoid::asset::Asset;
+    /// use humanoid::formats::Format;
+    /// use humanoid::model::skeleton::{RawJoint, Skeleton};
+    /// use humanoid::pose::Trs;
+    ///
+    /// let raw = vec![
+    ///     RawJoint { name: "root".into(), parent: None, rest: Trs::IDENTITY },
+    ///     RawJoint { name: "hips".into(), parent: Some(0), rest: Trs::IDENTITY },
+    ///     RawJoint { name: "body mesh".into(), parent: Some(0), rest: Trs::IDENTITY },
+    /// ];
+    /// let (skeleton, ids) = Skeleton::from_raw(raw)?;
+    /// let mut asset = Asset::new(Format::Glb, skeleton, vec![0, 1, 2]);
+    /// asset.skin_joints = vec![ids[1]];
+    /// let rig = asset.rig_only();
+    /// assert_eq!(rig.skeleton.names(), ["root", "hips"]);
+    /// assert_eq!(rig.source_indices, [0, 1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn rig_only(&self) -> Asset {
+        let skeleton = &self.skeleton;
+        let mut keep = vec![false; skeleton.len()];
+        let bones = self.humanoids.iter().flat_map(|h| {
+            h.root
+                .into_iter()
+                .chain(h.bones.iter().map(|(_, joint)| joint))
+        });
+        let mut any = false;
+        for joint in self.skin_joints.iter().copied().chain(bones) {
+            if !skeleton.contains(joint) {
+                continue;
+            }
+            any = true;
+            for j in std::iter::once(joint).chain(skeleton.ancestors(joint)) {
+                if let Some(slot) = keep.get_mut(j.index()) {
+                    *slot = true;
+                }
+            }
+        }
+        if !any || keep.iter().all(|&k| k) {
+            return self.clone();
+        }
+
+        let mut new_index: Vec<Option<usize>> = vec![None; skeleton.len()];
+        let mut raw = Vec::new();
+        let mut source_indices = Vec::new();
+        for joint in skeleton.joints() {
+            if !keep.get(joint.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            if let Some(slot) = new_index.get_mut(joint.index()) {
+                *slot = Some(raw.len());
+            }
+            raw.push(RawJoint {
+                name: skeleton.name(joint).to_owned(),
+                parent: skeleton
+                    .parent(joint)
+                    .and_then(|p| new_index.get(p.index()).copied().flatten()),
+                rest: skeleton.rest_local(joint),
+            });
+            source_indices.push(self.source_index(joint));
+        }
+        // Parents come first in `skeleton` and are kept with their children, so the kept
+        // joints are already in depth-first order: `from_raw` keeps that order.
+        let Ok((rig, ids)) = Skeleton::from_raw(raw) else {
+            return self.clone();
+        };
+        let map = |joint: JointId| {
+            new_index
+                .get(joint.index())
+                .copied()
+                .flatten()
+                .and_then(|i| ids.get(i).copied())
+        };
+        let humanoids = self
+            .humanoids
+            .iter()
+            .map(|h| {
+                let mut bones = BoneMap::new();
+                for (bone, joint) in h.bones.iter() {
+                    bones.set(bone, map(joint));
+                }
+                HumanoidSkeleton {
+                    root: h.root.and_then(map),
+                    bones,
+                    declared_t_pose: h.declared_t_pose,
+                }
+            })
+            .collect();
+        let clips = self
+            .clips
+            .iter()
+            .map(|clip| {
+                let mut kept = Clip::new(clip.name.clone());
+                for track in clip.tracks() {
+                    match track.target() {
+                        TrackTarget::Joint(joint) => {
+                            if let Some(new) = map(joint) {
+                                kept.add_track(track.with_target(TrackTarget::Joint(new)));
+                            }
+                        }
+                        _ => kept.add_track(track.clone()),
+                    }
+                }
+                kept
+            })
+            .collect();
+        let mut look_at = self.look_at.clone();
+        if let Some(look_at) = &mut look_at {
+            look_at.joint = look_at.joint.and_then(map);
+        }
+        Asset {
+            format: self.format,
+            skeleton: rig,
+            source_indices,
+            humanoids,
+            clips,
+            facing: self.facing,
+            meta: self.meta.clone(),
+            look_at,
+            expressions: self.expressions.clone(),
+            skin_joints: self.skin_joints.iter().filter_map(|&j| map(j)).collect(),
+            weighted_joints: self
+                .weighted_joints
+                .iter()
+                .filter_map(|&j| map(j))
+                .collect(),
+        }
+    }
 }

@@ -170,9 +170,11 @@ fn convert_through_model(
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
     let bytes_written = match target {
         Format::Bvh => {
+            let rig = asset.rig_only();
+            report_rig_only(&asset, &rig, &mut diagnostics);
             let clip = match &options.clip {
-                Some(name) => asset.clips.iter().find(|c| &c.name == name),
-                None => asset.clips.first(),
+                Some(name) => rig.clips.iter().find(|c| &c.name == name),
+                None => rig.clips.first(),
             }
             .ok_or_else(|| {
                 Error::unsupported(format!(
@@ -201,8 +203,7 @@ fn convert_through_model(
             if let Some(scale) = options.bvh_write_scale {
                 write_options.scale = scale;
             }
-            let written =
-                crate::formats::bvh::write_with_diagnostics(&asset, clip, &write_options)?;
+            let written = crate::formats::bvh::write_with_diagnostics(&rig, clip, &write_options)?;
             diagnostics.extend(written.diagnostics);
             crate::output::write_atomically(output, written.text.as_bytes())?
         }
@@ -348,4 +349,22 @@ pub(crate) fn check_output_path(input: &Path, output: &Path, force: bool) -> Res
         )));
     }
     Ok(())
+}
+
+/// Reports the joints [`Asset::rig_only`](crate::asset::Asset::rig_only) left out.
+pub(crate) fn report_rig_only(
+    asset: &crate::asset::Asset,
+    rig: &crate::asset::Asset,
+    diagnostics: &mut Diagnostics,
+) {
+    let dropped = asset.skeleton.len() - rig.skeleton.len();
+    if dropped > 0 {
+        diagnostics.info(
+            "NON_JOINT_NODES_DROPPED",
+            "",
+            format!(
+                "{dropped} nodes that are neither skin joints nor humanoid bones (meshes, cameras, …) were left out of the skeleton"
+            ),
+        );
+    }
 }

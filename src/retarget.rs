@@ -8,7 +8,7 @@
 //!
 //! The output keeps the model file as it is and adds the clip: as node animation (`.glb`,
 //! `.gltf`, `.vrm`), as EXT_skeleton_humanoid channels (`as_ext`), or the model's humanoid with
-//! the clip as a `.vrma`.
+//! the clip as a `.vrma`, or the model's skeleton with the clip as a `.bvh`.
 
 use std::path::Path;
 
@@ -39,6 +39,8 @@ pub struct RetargetOptions {
     pub to: Option<Format>,
     /// Replace an existing output.
     pub force: bool,
+    /// How to write a `.bvh` output (the model's skeleton, without its meshes).
+    pub bvh: crate::formats::bvh::WriteOptions,
 }
 
 /// Retargets the clip of `anim` onto `model` and writes the model with it to `output`.
@@ -133,6 +135,28 @@ pub fn retarget(
             match target_format {
                 Format::Gltf => document.write_gltf(output, &[])?,
                 _ => document.write_glb(output, &[])?,
+            }
+        }
+        Format::Bvh => {
+            let mut with_clip = target.clone();
+            with_clip.clips = vec![baked];
+            let rig = with_clip.rig_only();
+            crate::convert::report_rig_only(&with_clip, &rig, &mut diagnostics);
+            let clip = rig
+                .clips
+                .first()
+                .ok_or_else(|| Error::unsupported("the retargeted clip is empty"))?;
+            let written = crate::formats::bvh::write_with_diagnostics(&rig, clip, &options.bvh)?;
+            diagnostics.extend(written.diagnostics);
+            let bytes = crate::output::write_atomically(output, written.text.as_bytes())?;
+            diagnostics.info(
+                "BVH_MESH_DROPPED",
+                "",
+                "a BVH holds a skeleton and its motion: the model's meshes, materials and humanoid declaration are not written",
+            );
+            gltf::Written {
+                bytes,
+                ..gltf::Written::default()
             }
         }
         other => {

@@ -72,12 +72,8 @@ enum Command {
         /// BVH input: metres per file unit (default: detected from the hips height).
         #[arg(long, value_name = "METRES")]
         bvh_scale: Option<f64>,
-        /// BVH output: the rotation channel order (XYZ, XZY, YXZ, YZX, ZXY, ZYX; default ZXY).
-        #[arg(long, value_name = "ORDER")]
-        bvh_order: Option<String>,
-        /// BVH output: the unit, `cm` (default) or `m`.
-        #[arg(long, value_name = "cm|m")]
-        bvh_units: Option<String>,
+        #[command(flatten)]
+        bvh_out: BvhOutArgs,
         /// Map a rig that declares no humanoid and add EXT_skeleton_humanoid: `--map auto`
         /// (the best table or the skeleton's shape), a table name or a TOML file.
         #[command(flatten)]
@@ -131,7 +127,8 @@ enum Command {
         /// The character to put the motion on (glTF, GLB or VRM).
         #[arg(long, value_name = "MODEL")]
         onto: PathBuf,
-        /// The output: .glb, .gltf, .vrm (the model's own format) or .vrma.
+        /// The output: .glb, .gltf, .vrm (the model's own format), .vrma or .bvh (the model's
+        /// skeleton with the motion).
         #[arg(short, long, value_name = "OUT")]
         out: PathBuf,
         /// The clip to use (default: the first).
@@ -153,6 +150,8 @@ enum Command {
         /// Print the diagnostics as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        bvh_out: BvhOutArgs,
         /// Map a rig that declares no humanoid.
         #[command(flatten)]
         maps: MapArgs,
@@ -188,6 +187,57 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+}
+
+/// `--bvh-order` and `--bvh-units`, for every command that may write a BVH.
+#[derive(Debug, Clone, Default, ClapArgs)]
+pub struct BvhOutArgs {
+    /// BVH output: the rotation channel order (XYZ, XZY, YXZ, YZX, ZXY, ZYX; default ZXY).
+    #[arg(long, value_name = "ORDER")]
+    bvh_order: Option<String>,
+    /// BVH output: the unit, `cm` (default) or `m`.
+    #[arg(long, value_name = "cm|m")]
+    bvh_units: Option<String>,
+}
+
+impl BvhOutArgs {
+    /// The Euler order and the metres per unit asked for.
+    fn parse(
+        &self,
+    ) -> Result<(Option<humanoid::formats::bvh::EulerOrder>, Option<f64>), humanoid::Error> {
+        let order = self
+            .bvh_order
+            .as_deref()
+            .map(|o| {
+                o.parse::<humanoid::formats::bvh::EulerOrder>()
+                    .map_err(|e| humanoid::Error::unsupported(e.to_string()))
+            })
+            .transpose()?;
+        let scale = match self.bvh_units.as_deref() {
+            None => None,
+            Some("cm") => Some(humanoid::formats::bvh::CENTIMETRES),
+            Some("m") => Some(humanoid::formats::bvh::METRES),
+            Some(other) => {
+                return Err(humanoid::Error::unsupported(format!(
+                    "--bvh-units {other:?}: expected cm or m"
+                )))
+            }
+        };
+        Ok((order, scale))
+    }
+
+    /// BVH write options with what was asked for.
+    fn write_options(&self) -> Result<humanoid::formats::bvh::WriteOptions, humanoid::Error> {
+        let (order, scale) = self.parse()?;
+        let mut options = humanoid::formats::bvh::WriteOptions::default();
+        if let Some(order) = order {
+            options.order = order;
+        }
+        if let Some(scale) = scale {
+            options.scale = scale;
+        }
+        Ok(options)
+    }
 }
 
 /// `--map` and `--mappings`, for every command that reads a rig.
@@ -271,29 +321,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             vrm_license_url,
             clip,
             bvh_scale,
-            bvh_order,
-            bvh_units,
+            bvh_out,
             maps,
         } => {
             let mapping = maps.rig_mapping()?;
-            let bvh_order = bvh_order
-                .as_deref()
-                .map(|o| {
-                    o.parse::<humanoid::formats::bvh::EulerOrder>()
-                        .map_err(|e| humanoid::Error::unsupported(e.to_string()))
-                })
-                .transpose()?;
-            let bvh_write_scale = match bvh_units.as_deref() {
-                None => None,
-                Some("cm") => Some(humanoid::formats::bvh::CENTIMETRES),
-                Some("m") => Some(humanoid::formats::bvh::METRES),
-                Some(other) => {
-                    return Err(humanoid::Error::unsupported(format!(
-                        "--bvh-units {other:?}: expected cm or m"
-                    ))
-                    .into())
-                }
-            };
+            let (bvh_order, bvh_write_scale) = bvh_out.parse()?;
             let options = humanoid::convert::ConvertOptions {
                 to: to.as_deref().map(str::parse).transpose()?,
                 force,
@@ -348,6 +380,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             to,
             force,
             json,
+            bvh_out,
             maps,
         } => {
             let as_ext = match as_.as_str() {
@@ -367,6 +400,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 as_ext,
                 to: to.as_deref().map(str::parse).transpose()?,
                 force,
+                bvh: bvh_out.write_options()?,
             };
             retarget::run(&mut out, &anim, &onto, &output, &options, json)
         }

@@ -258,6 +258,15 @@ impl Track {
         })
     }
 
+    /// The same keys on another target (the invariants do not depend on the target).
+    #[must_use]
+    pub fn with_target(&self, target: TrackTarget) -> Track {
+        Track {
+            target,
+            ..self.clone()
+        }
+    }
+
     /// What the track animates.
     pub fn target(&self) -> TrackTarget {
         self.target

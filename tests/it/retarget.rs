@@ -485,6 +485,83 @@ mod cross_rig {
     }
 }
 
+/// `retarget … -o out.bvh` writes the model's skeleton (no mesh nodes) with the same motion
+/// as `-o out.glb`: every joint both have is at the same world position (1e-4 m: the BVH keeps
+/// six decimals of centimetres and degrees) at every 10th frame.
+#[cfg(feature = "corpus")]
+mod to_bvh {
+    use std::collections::HashMap;
+
+    use humanoid::pose::fk::Sampler;
+
+    use crate::util::{humanoid_ok, s, shared, temp_dir};
+
+    #[test]
+    fn soldier_walk_on_the_mannequin_as_bvh_moves_like_the_glb() {
+        let dir = temp_dir();
+        let mannequin =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/mannequin.glb");
+        let anim = shared().join("corpus/gltf/Soldier.glb");
+        let glb = dir.path().join("walk.glb");
+        let bvh = dir.path().join("walk.bvh");
+        for out in [&glb, &bvh] {
+            humanoid_ok(&[
+                "retarget",
+                s(&anim),
+                "--clip",
+                "Walk",
+                "--onto",
+                s(&mannequin),
+                "-o",
+                s(out),
+            ]);
+        }
+        let glb = humanoid::read(&glb).unwrap().asset;
+        let bvh = humanoid::read(&bvh).unwrap().asset;
+        let clip_glb = glb
+            .clips
+            .iter()
+            .find(|c| c.name.contains("Walk"))
+            .unwrap_or(&glb.clips[0]);
+        let clip_bvh = &bvh.clips[0];
+        assert!(
+            bvh.skeleton.len() < glb.skeleton.len(),
+            "the mesh node is left out: {} vs {}",
+            bvh.skeleton.len(),
+            glb.skeleton.len()
+        );
+        let by_name: HashMap<&str, _> = glb
+            .skeleton
+            .joints()
+            .map(|j| (glb.skeleton.name(j), j))
+            .collect();
+        let (mut a, mut b) = (
+            Sampler::new(&glb.skeleton, clip_glb),
+            Sampler::new(&bvh.skeleton, clip_bvh),
+        );
+        let duration = clip_glb.duration();
+        let mut compared = 0;
+        for step in 0..=10 {
+            let t = duration * step as f32 / 10.0;
+            a.evaluate(t);
+            b.evaluate(t);
+            for joint in bvh.skeleton.joints() {
+                let Some(&theirs) = by_name.get(bvh.skeleton.name(joint)) else {
+                    continue;
+                };
+                let d = a.world_position(theirs).distance(b.world_position(joint));
+                assert!(
+                    d < 1e-4,
+                    "{} at {t}: {d:e} m apart",
+                    bvh.skeleton.name(joint)
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared >= 11 * 40, "{compared} joint samples compared");
+    }
+}
+
 #[cfg(feature = "corpus")]
 mod beyond_three_vrm {
     use glam::{DMat4, DQuat};

@@ -260,35 +260,39 @@ pub fn bake(
         .ok_or_else(|| Error::unsupported("the model has no humanoid"))?;
     let joints: Vec<(HumanBone, crate::model::skeleton::JointId)> = humanoid.bones.iter().collect();
     let hips = humanoid.bones.get(HumanBone::Hips);
-    // The key times are independent: split them over the machine's cores, one retargeter each.
+    // The output, written in place: one rotation list per joint (x, y, z, w per key) and the
+    // hips' path (x, y, z per key).
+    let mut rotations: Vec<Vec<f32>> = vec![vec![0.0; times.len() * 4]; joints.len()];
+    let mut hips_path: Vec<f32> = vec![0.0; if hips.is_some() { times.len() * 3 } else { 0 }];
+    // The key times are independent: split them over the machine's cores, one retargeter
+    // (cloned: nothing measured twice) per run of times.
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .clamp(1, 16);
     let chunk = times.len().div_ceil(threads).max(4096);
-    let parts = std::thread::scope(|scope| {
-        let handles: Vec<_> = times
-            .chunks(chunk)
-            .map(|slice| {
-                let joints = &joints;
-                scope.spawn(move || bake_times(source, clip, target, joints, hips, slice))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::unsupported("a retargeting thread failed")))
-            })
-            .collect::<Result<Vec<_>, Error>>()
-    })?;
-    let mut rotations: Vec<Vec<f32>> = vec![Vec::with_capacity(times.len() * 4); joints.len()];
-    let mut hips_path: Vec<f32> = Vec::with_capacity(times.len() * 3);
-    for (part_rotations, part_path) in parts {
-        for (all, part) in rotations.iter_mut().zip(part_rotations) {
-            all.extend(part);
+    let mut runs: Vec<Run<'_>> = times
+        .chunks(chunk)
+        .map(|times| Run {
+            times,
+            rotations: Vec::with_capacity(joints.len()),
+            path: &mut [],
+        })
+        .collect();
+    for values in &mut rotations {
+        for (run, slice) in runs.iter_mut().zip(values.chunks_mut(chunk * 4)) {
+            run.rotations.push(slice);
         }
-        hips_path.extend(part_path);
     }
+    for (run, slice) in runs.iter_mut().zip(hips_path.chunks_mut(chunk * 3)) {
+        run.path = slice;
+    }
+    std::thread::scope(|scope| {
+        for run in runs {
+            let retargeter = retargeter.clone();
+            let joints = &joints;
+            scope.spawn(move || bake_run(retargeter, joints, hips, run));
+        }
+    });
     let rest_hips = hips.map(|h| target.skeleton.rest_local(h).translation);
     let mut out = Clip::new(clip.name.clone());
     let track_error =
@@ -325,38 +329,41 @@ pub fn bake(
     Ok(out)
 }
 
-/// One run of key times: the rotations of `joints` (x, y, z, w per key, one list per joint)
-/// and the hips' local translation (x, y, z per key).
-type Baked = (Vec<Vec<f32>>, Vec<f32>);
+/// One run of key times and where its keys go: a slice of each joint's rotation list and of
+/// the hips' path.
+struct Run<'a> {
+    times: &'a [f32],
+    rotations: Vec<&'a mut [f32]>,
+    path: &'a mut [f32],
+}
 
-fn bake_times(
-    source: &crate::Asset,
-    clip: &Clip,
-    target: &crate::Asset,
+/// Poses the target at each time of `run` and writes the joints' local rotations and the hips'
+/// local translation.
+fn bake_run(
+    mut retargeter: Retargeter<'_>,
     joints: &[(HumanBone, crate::model::skeleton::JointId)],
     hips: Option<crate::model::skeleton::JointId>,
-    times: &[f32],
-) -> Result<Baked, Error> {
-    let mut scratch = Diagnostics::new();
-    let mut retargeter = Retargeter::new(
-        Side::new(source, "animation")?,
-        clip,
-        Side::new(target, "model")?,
-        &mut scratch,
-    )?;
-    let mut rotations: Vec<Vec<f32>> = vec![Vec::with_capacity(times.len() * 4); joints.len()];
-    let mut path: Vec<f32> = Vec::with_capacity(times.len() * 3);
+    run: Run<'_>,
+) {
+    let Run {
+        times,
+        mut rotations,
+        path,
+    } = run;
     let mut locals = Vec::new();
-    for &t in times {
+    for (key, &t) in times.iter().enumerate() {
         retargeter.pose_into(t, &mut locals);
         for (values, (_, joint)) in rotations.iter_mut().zip(joints) {
             let local = locals.get(joint.index()).copied().unwrap_or_default();
-            values.extend(local.rotation.to_array());
+            if let Some(slot) = values.get_mut(key * 4..key * 4 + 4) {
+                slot.copy_from_slice(&local.rotation.to_array());
+            }
         }
         if let Some(h) = hips {
             let local = locals.get(h.index()).copied().unwrap_or_default();
-            path.extend(local.translation.to_array());
+            if let Some(slot) = path.get_mut(key * 3..key * 3 + 3) {
+                slot.copy_from_slice(&local.translation.to_array());
+            }
         }
     }
-    Ok((rotations, path))
 }

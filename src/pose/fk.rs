@@ -38,6 +38,7 @@ use crate::pose::sample::Cursor;
 use crate::pose::trs::Trs;
 
 /// One track bound to a joint, with its playback cursor.
+#[derive(Clone)]
 struct Bound<'a> {
     joint: usize,
     property: Property,
@@ -51,6 +52,7 @@ struct Bound<'a> {
 /// joints: exact for uniform scales; under a non-uniform parent scale a world matrix also has
 /// shear, which a rotation cannot hold. World matrices ([`Sampler::world`]) are composed on
 /// demand, exactly.
+#[derive(Clone)]
 pub struct Sampler<'a> {
     skeleton: &'a Skeleton,
     tracks: Vec<Bound<'a>>,
@@ -103,14 +105,18 @@ impl<'a> Sampler<'a> {
 
     /// Poses the skeleton at time `t` (clamped to each track's keys).
     pub fn evaluate(&mut self, t: f32) {
-        self.locals.copy_from_slice(self.skeleton.rest_locals());
+        // Joints without tracks stay at rest; each animated property starts from its rest
+        // value (what a track that cannot answer leaves), so nothing of an earlier time stays.
+        let rest = self.skeleton.rest_locals();
         for bound in &mut self.tracks {
-            let Some(local) = self.locals.get_mut(bound.joint) else {
+            let (Some(local), Some(rest)) =
+                (self.locals.get_mut(bound.joint), rest.get(bound.joint))
+            else {
                 continue;
             };
             match bound.property {
                 Property::Rotation => {
-                    let mut q = local.rotation.to_array();
+                    let mut q = rest.rotation.to_array();
                     bound.track.sample_with(t, &mut bound.cursor, &mut q);
                     let q = Quat::from_array(q);
                     local.rotation = if q.length_squared() > 0.0 {
@@ -120,12 +126,12 @@ impl<'a> Sampler<'a> {
                     };
                 }
                 Property::Translation => {
-                    let mut v = local.translation.to_array();
+                    let mut v = rest.translation.to_array();
                     bound.track.sample_with(t, &mut bound.cursor, &mut v);
                     local.translation = Vec3::from_array(v);
                 }
                 Property::Scale => {
-                    let mut v = local.scale.to_array();
+                    let mut v = rest.scale.to_array();
                     bound.track.sample_with(t, &mut bound.cursor, &mut v);
                     local.scale = Vec3::from_array(v);
                 }

@@ -107,6 +107,10 @@ pub struct TargetPose {
 }
 
 /// Evaluates the retargeted pose of a target at any time of a source clip.
+///
+/// Cloning is cheap next to [`Retargeter::new`] (no measuring): clone one per thread to pose
+/// many times in parallel.
+#[derive(Clone)]
 pub struct Retargeter<'a> {
     target: Side<'a>,
     sampler: Sampler<'a>,
@@ -129,6 +133,7 @@ pub struct Retargeter<'a> {
 }
 
 /// The gaze applied to the target's eyes (VRM look-at, bone type), as three-vrm does.
+#[derive(Clone)]
 struct Gaze<'a> {
     track: Option<&'a crate::model::clip::Track>,
     look: crate::model::face::LookAt,

@@ -94,9 +94,10 @@ fn pose_idle_loop_on_debug_robot(bencher: divan::Bencher) {
         )
         .expect("retargeter");
         let mut sum = 0.0f32;
+        let (mut locals, mut worlds) = (Vec::new(), Vec::new());
         for i in 0..1000 {
-            let pose = retargeter.pose_at(duration * i as f32 / 999.0);
-            let worlds = humanoid::pose::retarget::world_matrices(&model, &pose);
+            retargeter.pose_into(duration * i as f32 / 999.0, &mut locals);
+            humanoid::pose::retarget::world_matrices_into(&model, &locals, &mut worlds);
             sum += worlds.last().map_or(0.0, |m| m.w_axis.y);
         }
         divan::black_box(sum)

@@ -605,20 +605,24 @@ pub fn hips_height(asset: &Asset, hips: JointId) -> f32 {
 
 /// World transforms of a target pose (affine matrices per joint).
 pub fn world_matrices(asset: &Asset, pose: &TargetPose) -> Vec<Mat4> {
+    let mut worlds = Vec::new();
+    world_matrices_into(asset, &pose.locals, &mut worlds);
+    worlds
+}
+
+/// As [`world_matrices`], from local transforms (one per joint, as
+/// [`Retargeter::pose_into`] writes them) into a reused buffer.
+pub fn world_matrices_into(asset: &Asset, locals: &[Trs], worlds: &mut Vec<Mat4>) {
     let skeleton = &asset.skeleton;
-    let mut worlds: Vec<Mat4> = Vec::with_capacity(skeleton.len());
-    for joint in skeleton.joints() {
-        let local = pose
-            .locals
-            .get(joint.index())
-            .map_or(Mat4::IDENTITY, Trs::to_mat4);
-        let parent = skeleton
-            .parent(joint)
+    worlds.clear();
+    worlds.reserve(skeleton.len());
+    for (i, parent) in skeleton.parents().iter().enumerate() {
+        let local = locals.get(i).map_or(Mat4::IDENTITY, Trs::to_mat4);
+        let parent = parent
             .and_then(|p| worlds.get(p.index()).copied())
             .unwrap_or(Mat4::IDENTITY);
         worlds.push(parent * local);
     }
-    worlds
 }
 
 /// A world position and rotation, for reports.

@@ -98,7 +98,7 @@ fn pose_idle_loop_on_debug_robot(bencher: divan::Bencher) {
         for i in 0..1000 {
             retargeter.pose_into(duration * i as f32 / 999.0, &mut locals);
             humanoid::pose::retarget::world_matrices_into(&model, &locals, &mut worlds);
-            sum += worlds.last().map_or(0.0, |m| m.w_axis.y);
+            sum += worlds.last().map_or(0.0, |m| m.translation.y);
         }
         divan::black_box(sum)
     });

@@ -194,10 +194,10 @@ pub fn input_format(path: &Path) -> Result<Format, Error> {
         "x3dv" => Format::X3dv,
         "wrl" => Format::Wrl,
         "bvh" => Format::Bvh,
-        "tres" => Format::GodotBoneMap,
+        "tres" | "import" => Format::GodotBoneMap,
         _ => {
             return Err(Error::unsupported(format!(
-                "{}: unknown input format {ext:?} (known: .glb .gltf .vrm .vrma .x3d .x3dv .wrl .bvh .tres)",
+                "{}: unknown input format {ext:?} (known: .glb .gltf .vrm .vrma .x3d .x3dv .wrl .bvh .tres .import)",
                 path.display()
             )))
         }

@@ -71,7 +71,11 @@ pub fn convert(
 ) -> Result<ConvertReport, Error> {
     check_output_path(input, output, options.force)?;
     let source = input_format(input)?;
-    if source == Format::Bvh || options.to == Some(Format::Bvh) || output_is(output, "bvh") {
+    let through_model = matches!(
+        options.to,
+        Some(Format::Bvh | Format::GodotBoneMap | Format::GodotProfile)
+    );
+    if source == Format::Bvh || through_model || output_is(output, "bvh") {
         return convert_through_model(input, output, options);
     }
     if !source.is_gltf_family() {
@@ -228,6 +232,24 @@ fn convert_through_model(
         Format::Vrma => {
             let built = vrm::vrma::build(&asset, generator, &mut diagnostics)?;
             gltf::build::write_glb(&built, output)?.bytes
+        }
+        Format::GodotBoneMap => {
+            let mut asset = asset;
+            if asset.humanoids.is_empty() {
+                crate::mapping::RigMapping::detect()?.attach(&mut asset, input)?;
+            }
+            let (text, notes) = crate::formats::godot::asset_bone_map_tres(&asset)?;
+            diagnostics.extend(notes);
+            crate::output::write_atomically(output, text.as_bytes())?
+        }
+        Format::GodotProfile => {
+            diagnostics.info(
+                "GODOT_PROFILE_CANONICAL",
+                "",
+                "the canonical SkeletonProfileHumanoid (Godot's, thumbs at 45°) is written; the input's proportions are not used",
+            );
+            let text = crate::formats::godot::canonical_profile_tres();
+            crate::output::write_atomically(output, text.as_bytes())?
         }
         other => {
             return Err(Error::unsupported(format!(

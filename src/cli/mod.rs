@@ -243,7 +243,8 @@ impl BvhOutArgs {
 /// `--map` and `--mappings`, for every command that reads a rig.
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct MapArgs {
-    /// A mapping table to use: a built-in name, a TOML file, or `auto` (detect).
+    /// A mapping table to use: a built-in name, a TOML file, a Godot BoneMap / SkeletonProfile
+    /// (`.tres`, or a scene's `.import`), or `auto` (detect).
     #[arg(long, value_name = "TABLE")]
     map: Option<String>,
     /// A folder of extra mapping tables (*.toml).
@@ -260,6 +261,13 @@ impl MapArgs {
         }
         let forced = match &self.map {
             Some(map) if map.ends_with(".toml") => Some(library.add_file(map.as_ref())?),
+            Some(map) if map.ends_with(".tres") || map.ends_with(".import") => {
+                let godot = humanoid::formats::godot::read_mapping(map.as_ref(), &library)?;
+                for diagnostic in godot.diagnostics.iter() {
+                    eprintln!("{map}: {diagnostic}");
+                }
+                Some(library.add_table(godot.table))
+            }
             other => other.clone(),
         };
         Ok((library, forced))

@@ -94,7 +94,14 @@ impl Format {
     pub fn can_write(self) -> bool {
         matches!(
             self,
-            Format::Glb | Format::Gltf | Format::Vrm1 | Format::Vrm0 | Format::Vrma | Format::Bvh
+            Format::Glb
+                | Format::Gltf
+                | Format::Vrm1
+                | Format::Vrm0
+                | Format::Vrma
+                | Format::Bvh
+                | Format::GodotBoneMap
+                | Format::GodotProfile
         )
     }
 

@@ -54,11 +54,16 @@ impl Library {
     /// The file cannot be read or is not a valid table.
     pub fn add_file(&mut self, path: &Path) -> Result<String, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let table = Table::parse(&text, path)?;
+        Ok(self.add_table(Table::parse(&text, path)?))
+    }
+
+    /// Adds a table made elsewhere (a Godot BoneMap read as a table), replacing any table of
+    /// the same name; returns its name.
+    pub fn add_table(&mut self, table: Table) -> String {
         let name = table.name.clone();
         self.tables.retain(|t| t.name != name);
         self.tables.push(table);
-        Ok(name)
+        name
     }
 
     /// Every table.

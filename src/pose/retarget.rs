@@ -21,7 +21,7 @@
 //! `S_b` (the T-pose correction) is the identity for files that declare a T-pose rest (glTF
 //! with EXT_skeleton_humanoid, VRM, VRMA); [`Side::corrections`] can carry a measured one.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Affine3A, Mat4, Quat, Vec3};
 
 use crate::asset::{Asset, HumanoidSkeleton};
 use crate::error::{Diagnostics, Error};
@@ -607,21 +607,25 @@ pub fn hips_height(asset: &Asset, hips: JointId) -> f32 {
 pub fn world_matrices(asset: &Asset, pose: &TargetPose) -> Vec<Mat4> {
     let mut worlds = Vec::new();
     world_matrices_into(asset, &pose.locals, &mut worlds);
-    worlds
+    worlds.into_iter().map(Mat4::from).collect()
 }
 
 /// As [`world_matrices`], from local transforms (one per joint, as
-/// [`Retargeter::pose_into`] writes them) into a reused buffer.
-pub fn world_matrices_into(asset: &Asset, locals: &[Trs], worlds: &mut Vec<Mat4>) {
+/// [`Retargeter::pose_into`] writes them) into a reused buffer of affine transforms (what a
+/// runtime keeps per frame: 3×4, cheaper to compose than 4×4).
+pub fn world_matrices_into(asset: &Asset, locals: &[Trs], worlds: &mut Vec<Affine3A>) {
     let skeleton = &asset.skeleton;
     worlds.clear();
     worlds.reserve(skeleton.len());
     for (i, parent) in skeleton.parents().iter().enumerate() {
-        let local = locals.get(i).map_or(Mat4::IDENTITY, Trs::to_mat4);
-        let parent = parent
-            .and_then(|p| worlds.get(p.index()).copied())
-            .unwrap_or(Mat4::IDENTITY);
-        worlds.push(parent * local);
+        let local = locals.get(i).map_or(Affine3A::IDENTITY, |l| {
+            Affine3A::from_scale_rotation_translation(l.scale, l.rotation, l.translation)
+        });
+        let world = match parent.and_then(|p| worlds.get(p.index())) {
+            Some(parent) => *parent * local,
+            None => local,
+        };
+        worlds.push(world);
     }
 }
 

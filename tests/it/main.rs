@@ -5,6 +5,7 @@
 mod cli;
 #[cfg(feature = "corpus")]
 mod corpus;
+mod godot;
 mod mannequin;
 mod mapping;
 mod retarget;

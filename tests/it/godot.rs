@@ -1,0 +1,98 @@
+//! Godot resources through the CLI: a model's humanoid written as a BoneMap `.tres` maps the
+//! same rig back (`--map FILE.tres`), a profile and a BoneMap inspect, bad resources are
+//! refused with line:column.
+
+use serde_json::Value;
+
+use crate::util::{demo, glb, glb_parts, humanoid, humanoid_ok, s, temp_dir, write};
+
+/// (bone, joint name) pairs of `inspect --json`'s first humanoid.
+fn bones(inspection: &Value) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = inspection["skeletons"][0]["bones"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no bones in {inspection}"))
+        .iter()
+        .filter_map(|b| {
+            Some((
+                b["bone"].as_str()?.to_owned(),
+                b["name"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+#[test]
+fn a_bone_map_written_from_the_mannequin_maps_its_rig_back() {
+    let (_keep, mannequin, _) = demo();
+    let dir = temp_dir();
+    let map = dir.path().join("mannequin_bonemap.tres");
+    humanoid_ok(&["convert", s(&mannequin), s(&map), "--to", "godot-bonemap"]);
+    let text = std::fs::read_to_string(&map).unwrap();
+    assert!(text.starts_with("[gd_resource type=\"BoneMap\""), "{text}");
+    assert!(text.contains("bone_map/Hips = &\"hips\""), "{text}");
+
+    let report: Value =
+        serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&map)]).stdout).unwrap();
+    assert_eq!(report["resource_type"], "BoneMap");
+    assert!(report["bone_maps"][0]["pairs"].as_array().unwrap().len() >= 50);
+
+    // The mannequin declares its humanoid; a copy without the declaration, mapped by the
+    // BoneMap, gets the same bones.
+    let declared: Value =
+        serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&mannequin)]).stdout).unwrap();
+    let (mut json, bin) = glb_parts(&mannequin);
+    json["extensionsUsed"] = Value::Array(Vec::new());
+    json.as_object_mut().unwrap().remove("extensions");
+    let plain = write(dir.path(), "plain.glb", &glb(&json, &bin));
+    let undeclared: Value =
+        serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&plain)]).stdout).unwrap();
+    assert!(
+        undeclared["skeletons"].as_array().is_none_or(Vec::is_empty),
+        "the copy declares no humanoid: {undeclared}"
+    );
+    let mapped: Value = serde_json::from_str(
+        &humanoid_ok(&["inspect", "--json", "--map", s(&map), s(&plain)]).stdout,
+    )
+    .unwrap();
+    assert_eq!(bones(&mapped), bones(&declared));
+}
+
+#[test]
+fn the_canonical_profile_inspects_as_godots_humanoid() {
+    let (_keep, mannequin, _) = demo();
+    let dir = temp_dir();
+    let profile = dir.path().join("profile.tres");
+    humanoid_ok(&[
+        "convert",
+        s(&mannequin),
+        s(&profile),
+        "--to",
+        "godot-profile",
+    ]);
+    let report: Value =
+        serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&profile)]).stdout).unwrap();
+    let summary = &report["profile"];
+    assert_eq!(summary["bones"], 56, "{report}");
+    assert_eq!(summary["root_bone"], "Root");
+    assert_eq!(summary["scale_base_bone"], "Hips");
+}
+
+#[test]
+fn a_broken_resource_is_refused_with_its_line_and_column() {
+    let dir = temp_dir();
+    let path = write(
+        dir.path(),
+        "broken.tres",
+        b"[gd_resource type=\"BoneMap\" format=3]\n\n[resource]\nbone_map/Hips = &\"hips\n",
+    );
+    let run = humanoid(&["inspect", s(&path)]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("broken.tres"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("4:18"),
+        "line 4, column 18 named: {}",
+        run.stderr
+    );
+}

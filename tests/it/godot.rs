@@ -96,3 +96,50 @@ fn a_broken_resource_is_refused_with_its_line_and_column() {
         run.stderr
     );
 }
+
+/// Every corpus humanoid (declared, or mapped by the tables): its BoneMap, written and read
+/// back as a mapping, maps the same joints.
+#[cfg(feature = "corpus")]
+#[test]
+fn bone_maps_of_the_corpus_humanoids_map_them_back() {
+    use crate::util::shared;
+    let dir = temp_dir();
+    let corpus = shared().join("corpus");
+    let files = [
+        "vrm/Godette_vrm_v4.vrm",
+        "vrm/debug_robot.vrm",
+        "vrm/EmissionMigration_v0.106.0.vrm",
+        "vrm/VRMC_materials_mtoon_UV_Animation_Test.vrm",
+        "gltf/Soldier.glb",
+        "gltf/Xbot_blender_reexport.glb",
+        "gltf/RobotExpressive.glb",
+        "gltf/CesiumMan.glb",
+        "bvh/cmu_131_01_3dsmax.bvh",
+        "bvh/mixamo_freebvh.bvh",
+    ];
+    for file in files {
+        let input = corpus.join(file);
+        let stem = input.file_stem().unwrap().to_str().unwrap();
+        let map = dir.path().join(format!("{stem}.tres"));
+        humanoid_ok(&[
+            "convert",
+            s(&input),
+            s(&map),
+            "--to",
+            "godot-bonemap",
+            "--map",
+            "auto",
+        ]);
+        let expected: Value = serde_json::from_str(
+            &humanoid_ok(&["inspect", "--json", "--map", "auto", s(&input)]).stdout,
+        )
+        .unwrap();
+        let mapped: Value = serde_json::from_str(
+            &humanoid_ok(&["inspect", "--json", "--map", s(&map), s(&input)]).stdout,
+        )
+        .unwrap();
+        let expected = bones(&expected);
+        assert!(expected.len() >= 15, "{file}: {} bones", expected.len());
+        assert_eq!(bones(&mapped), expected, "{file}");
+    }
+}

@@ -422,7 +422,7 @@ pub fn bone_map_tres<S: AsRef<str>>(bones: &[(HumanBone, S)], root: Option<&str>
 }
 
 /// The BoneMap `.tres` of an asset's (first) humanoid, with its bones named as Godot's glTF
-/// importer names them ([`godot_skeleton_names`] over the joints in file order).
+/// importer names them ([`godot_skeleton_names`] over the skeleton's bones in file order).
 ///
 /// `Root` is the top-most ancestor of the hips among the skeleton's joints (the skin's joints
 /// for a skinned file), as Godot's auto-mapper picks it; `&""` when the hips are the top
@@ -437,7 +437,17 @@ pub fn asset_bone_map_tres(asset: &Asset) -> Result<(String, Diagnostics), Error
         ));
     };
     let skeleton = &asset.skeleton;
-    let mut order: Vec<JointId> = skeleton.joints().collect();
+    let candidates: Vec<JointId> = if asset.skin_joints.is_empty() {
+        skeleton.joints().collect()
+    } else {
+        asset.skin_joints.clone()
+    };
+    // Godot numbers repeated names among the skeleton's own bones (the skin's joints and the
+    // humanoid's bones), not among every node: a mesh node named like a bone takes no suffix.
+    let mut order: Vec<JointId> = skeleton
+        .joints()
+        .filter(|j| candidates.contains(j) || humanoid.bones.bone_of(*j).is_some())
+        .collect();
     order.sort_by_key(|j| asset.source_index(*j));
     let unique = godot_skeleton_names(order.iter().map(|j| skeleton.name(*j)));
     let mut names = vec![String::new(); skeleton.len()];
@@ -460,11 +470,6 @@ pub fn asset_bone_map_tres(asset: &Asset) -> Result<(String, Diagnostics), Error
             (bone, name)
         })
         .collect();
-    let candidates: Vec<JointId> = if asset.skin_joints.is_empty() {
-        skeleton.joints().collect()
-    } else {
-        asset.skin_joints.clone()
-    };
     let root = humanoid.bones.get(HumanBone::Hips).and_then(|hips| {
         skeleton
             .ancestors(hips)

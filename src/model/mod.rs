@@ -7,6 +7,7 @@ pub mod face;
 pub mod humanoid;
 pub mod mesh;
 pub mod skeleton;
+pub mod socket;
 pub mod validate;
 
 pub use bone::{HumanBone, Profile};

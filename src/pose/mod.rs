@@ -6,6 +6,7 @@ pub mod normalize;
 pub mod normalized;
 pub mod retarget;
 pub mod sample;
+pub mod socket;
 pub mod tpose;
 pub mod trs;
 

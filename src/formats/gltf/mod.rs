@@ -37,6 +37,8 @@ mod ordered;
 mod save;
 pub mod uri;
 pub mod validate;
+pub mod view;
+pub mod virtual_transform;
 
 pub use document::{Bytes, Container, Document, Source};
 pub use humanoid::{format_of, read_asset};

@@ -22,7 +22,7 @@ pub mod downgrade;
 pub mod humanoid;
 pub mod migrate;
 pub mod validate;
-pub mod view;
+pub use crate::formats::gltf::view;
 pub mod vrma;
 
 use std::path::Path;

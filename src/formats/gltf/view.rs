@@ -1,5 +1,5 @@
-//! [`View`]: a JSON value with its JSON pointer, for reading extension objects with errors that
-//! say where and what was expected.
+//! [`View`]: a JSON value with its JSON pointer, for reading extension objects (VRM,
+//! KHR_virtual_transform, …) with errors that say where and what was expected.
 
 use std::path::Path;
 

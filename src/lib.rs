@@ -31,6 +31,7 @@ pub mod model;
 pub mod output;
 pub mod pose;
 pub mod retarget;
+pub mod sockets;
 
 pub use asset::{read, Asset, ReadOutcome};
 pub use convert::{convert, ConvertOptions};

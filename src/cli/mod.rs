@@ -8,6 +8,7 @@ mod map;
 mod mappings;
 mod pose;
 mod retarget;
+mod sockets;
 mod validate;
 
 use std::io::{self, Write};
@@ -155,6 +156,25 @@ enum Command {
         /// Map a rig that declares no humanoid.
         #[command(flatten)]
         maps: MapArgs,
+    },
+    /// Print where each socket (KHR_virtual_transform) is in the world, at rest or at a time
+    /// of a clip.
+    Sockets {
+        /// A glTF, GLB or VRM file.
+        file: PathBuf,
+        /// The clip to pose (default: the first; only with --time).
+        #[arg(long, value_name = "NAME")]
+        clip: Option<String>,
+        /// Pose the clip at this time in seconds (default: the rest pose).
+        #[arg(long, value_name = "T")]
+        time: Option<f32>,
+        /// Offsets whose parent rotation is not respected: `aligned` to the world axes (the
+        /// default) or `frozen` at the parent's rest rotation.
+        #[arg(long, value_name = "aligned|frozen", default_value = "aligned")]
+        vt_mode: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Find which joint of a rig is which canonical bone (the best table, or the skeleton's
     /// shape); exit 1 when the rig is not a humanoid.
@@ -411,6 +431,26 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 bvh: bvh_out.write_options()?,
             };
             retarget::run(&mut out, &anim, &onto, &output, &options, json)
+        }
+        Command::Sockets {
+            file,
+            clip,
+            time,
+            vt_mode,
+            json,
+        } => {
+            let mode = match vt_mode.as_str() {
+                "aligned" => humanoid::pose::socket::VtMode::Aligned,
+                "frozen" => humanoid::pose::socket::VtMode::Frozen,
+                other => {
+                    return Err(humanoid::Error::unsupported(format!(
+                        "--vt-mode {other:?}: expected aligned or frozen"
+                    ))
+                    .into())
+                }
+            };
+            let options = humanoid::sockets::SocketOptions { clip, time, mode };
+            sockets::run(&mut out, &file, &options, json)
         }
         Command::Map {
             file,

@@ -9,5 +9,6 @@ mod godot;
 mod mannequin;
 mod mapping;
 mod retarget;
+mod sockets;
 mod util;
 mod vrm;

@@ -1,0 +1,140 @@
+//! `sockets`: where a file's sockets (KHR_virtual_transform) are in the world, at rest or at a
+//! time of one of its clips.
+
+use std::path::Path;
+
+use glam::Mat4;
+use serde::Serialize;
+
+use crate::error::{Diagnostics, Error};
+use crate::formats::gltf::{self, virtual_transform};
+use crate::model::socket::Socket;
+use crate::pose::fk::Sampler;
+use crate::pose::socket::{world_all, VtMode};
+
+/// What to evaluate.
+#[derive(Debug, Clone, Default)]
+pub struct SocketOptions {
+    /// The clip to pose (`None`: the first, when a time is given).
+    pub clip: Option<String>,
+    /// The time in seconds (`None`: the rest pose).
+    pub time: Option<f32>,
+    /// How "post-initialization" reads for offsets whose parent rotation is not respected.
+    pub mode: VtMode,
+}
+
+/// One socket and its world transform.
+#[derive(Debug, Clone, Serialize)]
+pub struct SocketPlace {
+    /// Its name.
+    pub name: String,
+    /// The parent joint's name (`None`: the scene root).
+    pub parent: Option<String>,
+    /// The tags, as in the file.
+    pub tags: Vec<String>,
+    /// The meaning read from the tags (`look_at`, `hand_attach`, …).
+    pub kind: Option<String>,
+    /// World position.
+    pub position: [f32; 3],
+    /// World rotation (x, y, z, w).
+    pub rotation: [f32; 4],
+    /// World scale.
+    pub scale: [f32; 3],
+    /// Shear was dropped deriving it (a non-uniformly scaled, rotated parent).
+    pub sheared: bool,
+}
+
+/// The sockets of a file at one pose.
+#[derive(Debug, Clone, Serialize)]
+pub struct SocketReport {
+    /// The file.
+    pub file: String,
+    /// The clip posed, if any.
+    pub clip: Option<String>,
+    /// The time posed (`None`: rest).
+    pub time: Option<f32>,
+    /// Every socket, in file order.
+    pub sockets: Vec<SocketPlace>,
+    /// What was found wrong or approximated.
+    pub diagnostics: Diagnostics,
+}
+
+/// Reads the sockets of a glTF, GLB or VRM file.
+///
+/// # Errors
+/// The file cannot be read, or its KHR_virtual_transform data is invalid (the error names the
+/// JSON pointer).
+pub fn read_sockets(path: &Path) -> Result<(crate::Asset, Vec<Socket>, Diagnostics), Error> {
+    let document = gltf::Document::open(path)?;
+    let outcome = crate::formats::vrm::asset_from_document(&document)?;
+    let mut diagnostics = outcome.diagnostics;
+    let asset = outcome.asset;
+    let root = serde_json::to_value(&document.root)
+        .map_err(|e| Error::unsupported(format!("{}: glTF JSON: {e}", path.display())))?;
+    let mut joint_of = vec![None; asset.source_indices.iter().max().map_or(0, |m| m + 1)];
+    for joint in asset.skeleton.joints() {
+        if let Some(slot) = joint_of.get_mut(asset.source_index(joint)) {
+            *slot = Some(joint);
+        }
+    }
+    let sockets = virtual_transform::read_in(
+        &root,
+        path,
+        |node| joint_of.get(node).copied().flatten(),
+        &mut diagnostics,
+    )?;
+    Ok((asset, sockets, diagnostics))
+}
+
+/// The world transform of every socket of `path`, at rest or at `options.time`.
+///
+/// # Errors
+/// As [`read_sockets`]; the clip asked for does not exist.
+pub fn sockets(path: &Path, options: &SocketOptions) -> Result<SocketReport, Error> {
+    let (asset, sockets, diagnostics) = read_sockets(path)?;
+    let skeleton = &asset.skeleton;
+    let rest: Vec<Mat4> = skeleton.rest_worlds().iter().map(|w| w.to_mat4()).collect();
+    let (clip_name, worlds) = match options.time {
+        None => (None, rest.clone()),
+        Some(t) => {
+            let clip = match &options.clip {
+                Some(name) => asset.clips.iter().find(|c| &c.name == name),
+                None => asset.clips.first(),
+            }
+            .ok_or_else(|| {
+                Error::unsupported(format!(
+                    "{}: no clip {}to pose",
+                    path.display(),
+                    options
+                        .clip
+                        .as_deref()
+                        .map_or_else(String::new, |n| format!("named {n:?} "))
+                ))
+            })?;
+            let mut sampler = Sampler::new(skeleton, clip);
+            sampler.evaluate(t);
+            (Some(clip.name.clone()), sampler.worlds())
+        }
+    };
+    let places = world_all(&sockets, &worlds, &rest, options.mode)?;
+    Ok(SocketReport {
+        file: path.display().to_string(),
+        clip: clip_name,
+        time: options.time,
+        sockets: sockets
+            .iter()
+            .zip(places)
+            .map(|(socket, world)| SocketPlace {
+                name: socket.name.clone(),
+                parent: socket.parent.map(|j| skeleton.name(j).to_owned()),
+                tags: socket.tags.clone(),
+                kind: socket.kind.map(|k| k.tag().to_owned()),
+                position: world.translation.to_array(),
+                rotation: world.rotation.to_array(),
+                scale: world.scale.to_array(),
+                sheared: world.sheared,
+            })
+            .collect(),
+        diagnostics,
+    })
+}

@@ -38,6 +38,9 @@ pub struct ConvertOptions {
     pub bvh_order: Option<crate::formats::bvh::EulerOrder>,
     /// BVH output: metres per file unit (default centimetres).
     pub bvh_write_scale: Option<f64>,
+    /// Rebase the skeleton (and its clips, and with `rebind` its mesh) on the canonical T-pose
+    /// before writing (glTF family).
+    pub normalize: Option<gltf::rest::NormalizeOptions>,
 }
 
 pub use crate::mapping::RigMapping;
@@ -100,6 +103,15 @@ pub fn convert(
         )));
     }
     let mut mapped = Diagnostics::new();
+    if let Some(normalize) = &options.normalize {
+        document = normalize_rest(
+            document,
+            input,
+            options.mapping.as_ref(),
+            normalize,
+            &mut mapped,
+        )?;
+    }
     let declares = vrm_version.is_some()
         || document
             .root
@@ -107,7 +119,8 @@ pub fn convert(
             .as_ref()
             .is_some_and(|e| e.contains_key(ext::NAME));
     let needs_humanoid = matches!(target, Format::Vrm1 | Format::Vrma);
-    if !declares && (options.mapping.is_some() || needs_humanoid) {
+    // A normalised rig rests in the canonical T-pose: what EXT_skeleton_humanoid declares.
+    if !declares && (options.mapping.is_some() || needs_humanoid || options.normalize.is_some()) {
         let builtin;
         let rig = match &options.mapping {
             Some(rig) => rig,
@@ -145,6 +158,38 @@ pub fn convert(
     })
 }
 
+/// `--normalize`: the rig mapped when it declares no humanoid, its rest rebased on the
+/// canonical T-pose, every clip rewritten to keep its world motion (see
+/// [`gltf::rest::normalize_document`]); the figures go to the diagnostics.
+fn normalize_rest(
+    document: gltf::Document,
+    input: &Path,
+    mapping: Option<&RigMapping>,
+    options: &gltf::rest::NormalizeOptions,
+    diagnostics: &mut Diagnostics,
+) -> Result<gltf::Document, Error> {
+    let mut asset = vrm::asset_from_document(&document)?.asset;
+    if asset.humanoids.is_empty() {
+        let detected;
+        let rig = match mapping {
+            Some(rig) => rig,
+            None => {
+                detected = RigMapping::detect()?;
+                &detected
+            }
+        };
+        if rig.attach(&mut asset, input)?.is_none() {
+            return Err(Error::unsupported(format!(
+                "{}: --normalize needs a humanoid: the file declares none and no mapping table fits (try --map)",
+                input.display()
+            )));
+        }
+    }
+    let normalized = gltf::rest::normalize_document(&document, &asset, options)?;
+    diagnostics.extend(normalized.diagnostics);
+    Ok(normalized.document)
+}
+
 fn output_is(path: &Path, extension: &str) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
@@ -158,6 +203,12 @@ fn convert_through_model(
     output: &Path,
     options: &ConvertOptions,
 ) -> Result<ConvertReport, Error> {
+    if options.normalize.is_some() {
+        return Err(Error::unsupported(format!(
+            "{}: --normalize rebases glTF, GLB and VRM files (to normalize a BVH, convert it to .glb first)",
+            input.display()
+        )));
+    }
     let read_options = crate::asset::ReadOptions {
         bvh_scale: options.bvh_read_scale,
     };

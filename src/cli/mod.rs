@@ -75,6 +75,18 @@ enum Command {
         bvh_scale: Option<f64>,
         #[command(flatten)]
         bvh_out: BvhOutArgs,
+        /// Rebase the skeleton on the canonical T-pose; every clip keeps its world motion and
+        /// the mesh its bind (exact).
+        #[arg(long)]
+        normalize: bool,
+        /// With --normalize: the rest to measure, the nodes' (`node`, default) or the pose the
+        /// inverse bind matrices describe (`bind`).
+        #[arg(long, value_name = "node|bind", requires = "normalize")]
+        rest: Option<String>,
+        /// With --normalize: also bake the mesh into the T-pose (vertices, normals, tangents,
+        /// morph deltas; new inverse bind matrices); reports the largest vertex deviation.
+        #[arg(long, requires = "normalize")]
+        rebind: bool,
         /// Map a rig that declares no humanoid and add EXT_skeleton_humanoid: `--map auto`
         /// (the best table or the skeleton's shape), a table name or a TOML file.
         #[command(flatten)]
@@ -350,8 +362,27 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             clip,
             bvh_scale,
             bvh_out,
+            normalize,
+            rest,
+            rebind,
             maps,
         } => {
+            use humanoid::formats::gltf::rest::{NormalizeOptions, RestReference};
+            let normalize = if normalize {
+                let rest = match rest.as_deref() {
+                    None | Some("node") => RestReference::Node,
+                    Some("bind") => RestReference::Bind,
+                    Some(other) => {
+                        return Err(humanoid::Error::unsupported(format!(
+                            "--rest {other:?}: expected node or bind"
+                        ))
+                        .into())
+                    }
+                };
+                Some(NormalizeOptions { rest, rebind })
+            } else {
+                None
+            };
             let mapping = maps.rig_mapping()?;
             let (bvh_order, bvh_write_scale) = bvh_out.parse()?;
             let options = humanoid::convert::ConvertOptions {
@@ -370,6 +401,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 bvh_read_scale: bvh_scale,
                 bvh_order,
                 bvh_write_scale,
+                normalize,
             };
             convert::run(&mut out, &input, &output, &options, json)
         }

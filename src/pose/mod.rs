@@ -1,5 +1,6 @@
 //! Pose math: transforms, sampling, the canonical T-pose and bone frames.
 
+pub mod bake;
 pub mod fk;
 pub mod look_at;
 pub mod normalize;

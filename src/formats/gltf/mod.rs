@@ -34,6 +34,7 @@ pub mod glb;
 pub mod humanoid;
 pub mod json;
 mod ordered;
+pub mod rest;
 mod save;
 pub mod uri;
 pub mod validate;

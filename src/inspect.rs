@@ -57,6 +57,8 @@ pub struct Inspection {
     pub expressions: Vec<ExpressionReport>,
     /// The file's clips.
     pub clips: Vec<ClipReport>,
+    /// Its sockets (KHR_virtual_transform) at rest.
+    pub sockets: Vec<crate::sockets::SocketPlace>,
     /// Everything found while reading.
     pub diagnostics: Diagnostics,
 }
@@ -179,7 +181,22 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
             );
         }
     }
-    Ok(Inspection::new(path, &read.asset, read.diagnostics))
+    let mut inspection = Inspection::new(path, &read.asset, read.diagnostics);
+    if read.asset.format.is_gltf_family() {
+        let sockets = crate::sockets::sockets(path, &crate::sockets::SocketOptions::default())?;
+        inspection.sockets = sockets.sockets;
+        // The asset's own diagnostics are already there; add what reading the sockets found.
+        for d in sockets
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.starts_with("VT_"))
+        {
+            inspection
+                .diagnostics
+                .push(d.code, d.severity, d.location.clone(), d.message.clone());
+        }
+    }
+    Ok(inspection)
 }
 
 /// Reads `path` and returns every diagnostic; a caller treats any error-severity one as
@@ -288,6 +305,7 @@ impl Inspection {
             look_at,
             expressions,
             clips,
+            sockets: Vec::new(),
             diagnostics,
         }
     }
@@ -384,6 +402,19 @@ impl Inspection {
                 clip.tracks,
                 kinds.join(", ")
             )?;
+        }
+        if !self.sockets.is_empty() {
+            writeln!(out, "\nsockets: {}", self.sockets.len())?;
+            for socket in &self.sockets {
+                let [x, y, z] = socket.position;
+                writeln!(
+                    out,
+                    "  {:<24} on {:<20} at ({x:.4}, {y:.4}, {z:.4}) {}",
+                    socket.name,
+                    socket.parent.as_deref().unwrap_or("(scene)"),
+                    socket.kind.as_deref().unwrap_or("")
+                )?;
+            }
         }
         writeln!(out, "\ndiagnostics: {}", self.diagnostics.len())?;
         for diagnostic in &self.diagnostics {

@@ -97,6 +97,17 @@ fn the_drafts_five_examples_on_the_mannequin_at_rest_and_walking() {
         .push(json!("KHR_virtual_transform"));
     let file = write(dir.path(), "with_sockets.glb", &glb(&json, &bin));
 
+    let inspection: Value =
+        serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&file)]).stdout).unwrap();
+    let listed: Vec<&str> = inspection["sockets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    let names: Vec<&str> = EXAMPLES.iter().map(|e| e.0).collect();
+    assert_eq!(listed, names, "inspect lists the sockets");
+
     for time in [None, Some(0.2f32), Some(0.5), Some(0.9)] {
         let mut args = vec!["sockets", "--json", s(&file)];
         let t_text = time.map(|t| t.to_string());

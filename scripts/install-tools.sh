@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the independent checkers the corpus tests use into a temporary folder (never into
 # ../shared): the Khronos glTF validator and the glTF peers (gltf-transform, gltfpack) from npm,
-# and the three-vrm oracle (three.js + @pixiv/three-vrm, pinned by its package-lock.json).
+# the three-vrm oracle (three.js + @pixiv/three-vrm, pinned by its package-lock.json) and
+# X_ITE (H-Anim).
 # Usage: scripts/install-tools.sh [DIR]   (default: $TMPDIR/humanoid-tools)
 # Prints `export ...` lines to eval.
 set -euo pipefail
@@ -22,6 +23,16 @@ if [ ! -d "$dir/three-vrm-oracle/node_modules/@pixiv/three-vrm" ]; then
   (cd "$dir/three-vrm-oracle" && npm ci --no-audit --no-fund --silent) >&2
 fi
 cp "$shared/tools/three-vrm-oracle/oracle.mjs" "$dir/three-vrm-oracle/oracle.mjs"
+# X_ITE (H-Anim peer): skia-canvas's postinstall download is skipped and shimmed, as the
+# peer's README says.
+mkdir -p "$dir/hanim-peers"
+if [ ! -d "$dir/hanim-peers/node_modules/x_ite-node" ]; then
+  cp -r "$shared/tools/hanim-peers/." "$dir/hanim-peers/" && chmod -R u+w "$dir/hanim-peers"
+  (cd "$dir/hanim-peers" && npm install --ignore-scripts --no-audit --no-fund --silent \
+     x3d-tidy@3.0.10 x_ite-node@2.0.16 \
+   && rm -rf node_modules/skia-canvas && cp -r shims/skia-canvas node_modules/skia-canvas) >&2
+fi
+echo "export HUMANOID_XITE=$dir/hanim-peers/hanim-tree.js"
 echo "export HUMANOID_GLTF_VALIDATOR=$dir/gltf-tools/validate.js"
 echo "export HUMANOID_GLTF_TOOLS=$dir/gltf-tools/node_modules/.bin"
 echo "export HUMANOID_THREE_VRM_ORACLE=$dir/three-vrm-oracle/oracle.mjs"

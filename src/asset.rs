@@ -133,6 +133,9 @@ pub fn read_with(path: &Path, options: &ReadOptions) -> Result<ReadOutcome, Erro
             map_rig(&mut outcome, path);
             Ok(outcome)
         }
+        Format::X3d | Format::X3dv | Format::Wrl => {
+            formats::hanim::read_asset(path, &formats::hanim::ReadOptions::default())
+        }
         other => Err(Error::unsupported(format!(
             "{}: reading {other} files is not built yet",
             path.display()

@@ -74,11 +74,13 @@ pub fn convert(
 ) -> Result<ConvertReport, Error> {
     check_output_path(input, output, options.force)?;
     let source = input_format(input)?;
+    let hanim = |f: Format| matches!(f, Format::X3d | Format::X3dv | Format::Wrl);
     let through_model = matches!(
         options.to,
         Some(Format::Bvh | Format::GodotBoneMap | Format::GodotProfile)
-    );
-    if source == Format::Bvh || through_model || output_is(output, "bvh") {
+    ) || options.to.is_some_and(hanim)
+        || (options.to.is_none() && Format::for_output(output, None).is_ok_and(hanim));
+    if source == Format::Bvh || hanim(source) || through_model || output_is(output, "bvh") {
         return convert_through_model(input, output, options);
     }
     if !source.is_gltf_family() {
@@ -212,7 +214,17 @@ fn convert_through_model(
     let read_options = crate::asset::ReadOptions {
         bvh_scale: options.bvh_read_scale,
     };
-    let mut read = crate::asset::read_with(input, &read_options)?;
+    // H-Anim Sites travel as sockets to an H-Anim output.
+    let (mut read, sockets) = match input_format(input)? {
+        Format::X3d | Format::X3dv | Format::Wrl => {
+            let (read, extras) = crate::formats::hanim::read_asset_with_extras(
+                input,
+                &crate::formats::hanim::ReadOptions::default(),
+            )?;
+            (read, extras.sockets)
+        }
+        _ => (crate::asset::read_with(input, &read_options)?, Vec::new()),
+    };
     if let Some(mapping) = &options.mapping {
         mapping.attach(&mut read.asset, input)?;
     }
@@ -223,6 +235,16 @@ fn convert_through_model(
         None => Format::for_output(output, None)?,
     };
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
+    if !sockets.is_empty() && !matches!(target, Format::X3d | Format::X3dv | Format::Wrl) {
+        diagnostics.warn(
+            "SOCKETS_DROPPED",
+            "",
+            format!(
+                "{} H-Anim Sites are not written: {target} output through the model does not carry sockets yet",
+                sockets.len()
+            ),
+        );
+    }
     let bytes_written = match target {
         Format::Bvh => {
             let rig = asset.rig_only();
@@ -283,6 +305,17 @@ fn convert_through_model(
         Format::Vrma => {
             let built = vrm::vrma::build(&asset, generator, &mut diagnostics)?;
             gltf::build::write_glb(&built, output)?.bytes
+        }
+        Format::X3d | Format::X3dv | Format::Wrl => {
+            let hanim_options = crate::formats::hanim::WriteOptions {
+                sockets,
+                generator: generator.to_owned(),
+                ..crate::formats::hanim::WriteOptions::default()
+            };
+            let written =
+                crate::formats::hanim::write_with_diagnostics(&asset, target, &hanim_options)?;
+            diagnostics.extend(written.diagnostics);
+            crate::output::write_atomically(output, written.text.as_bytes())?
         }
         Format::GodotBoneMap => {
             let mut asset = asset;

@@ -100,6 +100,9 @@ impl Format {
                 | Format::Vrm0
                 | Format::Vrma
                 | Format::Bvh
+                | Format::X3d
+                | Format::X3dv
+                | Format::Wrl
                 | Format::GodotBoneMap
                 | Format::GodotProfile
         )

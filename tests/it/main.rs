@@ -6,6 +6,7 @@ mod cli;
 #[cfg(feature = "corpus")]
 mod corpus;
 mod godot;
+mod hanim;
 mod mannequin;
 mod mapping;
 mod retarget;

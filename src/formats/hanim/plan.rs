@@ -1,0 +1,719 @@
+//! What the writers write, decided once for all three encodings: joint names and DEF names,
+//! centres, the LOA, sites, and the clips as interpolator keys.
+//!
+//! ## Overview
+//!
+//! - **Joints.** Every joint of the skeleton, or, when the asset has a skin, its skin joints
+//!   and their ancestors (so a glTF file's mesh nodes do not become joints). A joint keeps a
+//!   standard H-Anim name (converted to the target generation: `l_ankle` ↔ `l_talocrural`); a
+//!   joint the humanoid map makes a canonical bone gets that bone's name from the `hanim-2`
+//!   table; every other joint keeps its own name. Names are made unique (`_2`, `_3`, ...).
+//! - **Rest.** The file is BASIC: each `center` is the joint's rest world position (metres), and
+//!   every joint frame is parallel to the humanoid's at rest (rotation fields at identity).
+//! - **Animation.** A joint's rotation track becomes the H-Anim rotation
+//!   `r(t) = W_p · l(t) · W_j⁻¹` (rest world rotations `W` of the parent and the joint, `l(t)`
+//!   the local rotation), which moves every joint exactly as the source does; a translation
+//!   track becomes `translation(t) = W_p · (l(t) − l_rest)` (the parent's rest rotation and
+//!   scale). Keys stay where they are (slerp commutes with fixed rotations on both sides).
+//!   STEP tracks get a repeated key before each jump; cubic splines are sampled at
+//!   [`WriteOptions::fps`]. Each clip is a TimeSensor whose `cycleInterval` is the clip's
+//!   length; key fractions are `time / cycleInterval`.
+//! - **Sites** from sockets: an HAnimSite under its joint, at the socket's rest world
+//!   transform.
+
+use std::collections::HashMap;
+
+use glam::{DQuat, Quat, Vec3};
+
+use super::fields::to_axis_angle;
+use super::names::{self, Generation};
+use super::WriteOptions;
+use crate::asset::Asset;
+use crate::error::{Diagnostics, Error};
+use crate::model::clip::{Clip, Property, Track, TrackTarget};
+use crate::model::humanoid::SocketKind;
+use crate::model::skeleton::JointId;
+use crate::model::HumanBone;
+use crate::pose::sample::Interpolation;
+
+/// One joint to write.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PlannedJoint {
+    /// `name`.
+    pub name: String,
+    /// DEF name.
+    pub def: String,
+    /// Parent (index into [`Plan::joints`]).
+    pub parent: Option<usize>,
+    /// `center`: the rest world position.
+    pub center: [f32; 3],
+}
+
+/// One site to write.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PlannedSite {
+    /// `name`.
+    pub name: String,
+    /// DEF name.
+    pub def: String,
+    /// The joint it goes under.
+    pub joint: usize,
+    /// `translation` (humanoid space).
+    pub translation: [f32; 3],
+    /// `rotation` (axis, angle).
+    pub rotation: [f32; 4],
+}
+
+/// Which joint field an interpolator sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// OrientationInterpolator → `rotation`.
+    Rotation,
+    /// PositionInterpolator → `translation`.
+    Translation,
+    /// PositionInterpolator → `scale`.
+    Scale,
+}
+
+impl Target {
+    /// The joint field.
+    pub fn field(self) -> &'static str {
+        match self {
+            Target::Rotation => "rotation",
+            Target::Translation => "translation",
+            Target::Scale => "scale",
+        }
+    }
+
+    /// The interpolator node type.
+    pub fn node_type(self) -> &'static str {
+        match self {
+            Target::Rotation => "OrientationInterpolator",
+            Target::Translation | Target::Scale => "PositionInterpolator",
+        }
+    }
+}
+
+/// One interpolator to write.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PlannedInterpolator {
+    /// DEF name.
+    pub def: String,
+    /// What it sets.
+    pub target: Target,
+    /// The joint it sets.
+    pub joint: usize,
+    /// Key fractions.
+    pub keys: Vec<f32>,
+    /// Key values: axis-angle (4) or vectors (3).
+    pub values: Vec<f32>,
+}
+
+/// One clip to write.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PlannedClip {
+    /// The TimeSensor's DEF name (the clip's name, made an identifier).
+    pub def: String,
+    /// The clip's name.
+    pub name: String,
+    /// `cycleInterval`, seconds.
+    pub cycle: f32,
+    /// Its interpolators.
+    pub interpolators: Vec<PlannedInterpolator>,
+}
+
+/// Everything a writer writes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Plan {
+    /// The humanoid's name.
+    pub name: String,
+    /// The humanoid's DEF name.
+    pub def: String,
+    /// `info` strings.
+    pub info: Vec<String>,
+    /// The level of articulation the joints conform to (-1: none).
+    pub loa: i64,
+    /// Joints, parents first.
+    pub joints: Vec<PlannedJoint>,
+    /// Sites.
+    pub sites: Vec<PlannedSite>,
+    /// Clips.
+    pub clips: Vec<PlannedClip>,
+}
+
+/// Plans the file for `generation`'s names.
+///
+/// # Errors
+/// [`Error::Unsupported`] for an empty skeleton or options out of range.
+pub(crate) fn plan(
+    asset: &Asset,
+    options: &WriteOptions,
+    generation: Generation,
+    diagnostics: &mut Diagnostics,
+) -> Result<Plan, Error> {
+    if asset.skeleton.is_empty() {
+        return Err(Error::unsupported(
+            "cannot write H-Anim: the skeleton has no joints",
+        ));
+    }
+    if !(options.fps.is_finite() && options.fps > 0.0 && options.fps <= 1000.0) {
+        return Err(Error::unsupported(format!(
+            "H-Anim fps {}: expected a number of frames per second in (0, 1000]",
+            options.fps
+        )));
+    }
+    let written = written_joints(asset);
+    let mut defs = Names::default();
+    let joint_names = joint_names(asset, &written, generation, diagnostics)?;
+    let mut index_of: HashMap<JointId, usize> = HashMap::new();
+    let mut joints = Vec::with_capacity(written.len());
+    for (joint, name) in written.iter().zip(joint_names) {
+        let parent = asset
+            .skeleton
+            .ancestors(*joint)
+            .find_map(|a| index_of.get(&a).copied());
+        let center = asset.skeleton.rest_world(*joint).translation;
+        index_of.insert(*joint, joints.len());
+        joints.push(PlannedJoint {
+            def: defs.unique(&format!("hanim_{}", identifier(&name))),
+            name,
+            parent,
+            center: clean(center).to_array(),
+        });
+    }
+    let scaled = written.iter().any(|j| {
+        !asset
+            .skeleton
+            .rest_world(*j)
+            .scale
+            .abs_diff_eq(Vec3::ONE, 1e-5)
+    });
+    if scaled {
+        diagnostics.warn(
+            "HANIM_SCALE_DROPPED",
+            "",
+            "joints with a rest scale other than 1: H-Anim joints are written unscaled (their centres are exact)",
+        );
+    }
+    let loa = level_of_articulation(joints.iter().map(|j| j.name.as_str()));
+    let sites = sites(asset, options, &index_of, &mut defs, diagnostics);
+    let clips = clips(asset, options, &index_of, &mut defs, diagnostics)?;
+    let name = options
+        .name
+        .clone()
+        .or_else(|| asset.meta.as_ref().and_then(|m| m.name.clone()))
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| "Humanoid".to_owned());
+    let def = defs.unique(&format!("hanim_{}", identifier(&name)));
+    let mut info = Vec::new();
+    if let Some(meta) = &asset.meta {
+        for author in &meta.authors {
+            info.push(format!("authorName={author}"));
+        }
+        if let Some(license) = &meta.license {
+            info.push(format!("usageRestrictions={license}"));
+        }
+    }
+    Ok(Plan {
+        name,
+        def,
+        info,
+        loa,
+        joints,
+        sites,
+        clips,
+    })
+}
+
+/// The joints to write (module docs), parents first.
+fn written_joints(asset: &Asset) -> Vec<JointId> {
+    let skeleton = &asset.skeleton;
+    if asset.skin_joints.is_empty() {
+        return skeleton.joints().collect();
+    }
+    let mut keep = vec![false; skeleton.len()];
+    for joint in &asset.skin_joints {
+        if let Some(k) = keep.get_mut(joint.index()) {
+            *k = true;
+        }
+        for ancestor in skeleton.ancestors(*joint) {
+            if let Some(k) = keep.get_mut(ancestor.index()) {
+                *k = true;
+            }
+        }
+    }
+    skeleton
+        .joints()
+        .filter(|j| keep.get(j.index()) == Some(&true))
+        .collect()
+}
+
+/// Joint names (module docs).
+fn joint_names(
+    asset: &Asset,
+    written: &[JointId],
+    generation: Generation,
+    diagnostics: &mut Diagnostics,
+) -> Result<Vec<String>, Error> {
+    let table = super::read::builtin_library()?;
+    let hanim2 = table.get("hanim-2");
+    let bones = asset.humanoids.first().map(|h| h.bones);
+    let in_generation = |v2: &'static str| -> String {
+        match generation {
+            Generation::V2 => v2.to_owned(),
+            Generation::V1 => names::to_v1(v2).unwrap_or(v2).to_owned(),
+        }
+    };
+    // H-Anim 1.x feet whose ball is `metatarsal` (EPFL's) are renamed by position, not by
+    // X3DUOM's positional aliases, so the 2.0 file's `metatarsophalangeal_2` is still the ball.
+    let mut shifted: HashMap<String, String> = HashMap::new();
+    if generation == Generation::V2 {
+        for toes in [HumanBone::LeftToes, HumanBone::RightToes] {
+            let Some(joint) = bones.and_then(|b| b.get(toes)) else {
+                continue;
+            };
+            let name = asset.skeleton.name(joint);
+            let Some(side) = name.strip_suffix("metatarsal") else {
+                continue;
+            };
+            for (v1, v2) in [
+                ("subtalar", "talocalcaneonavicular"),
+                ("midtarsal", "tarsometatarsal_2"),
+                ("metatarsal", "metatarsophalangeal_2"),
+            ] {
+                shifted.insert(format!("{side}{v1}"), format!("{side}{v2}"));
+            }
+        }
+    }
+    let mut used: Vec<String> = Vec::with_capacity(written.len());
+    let mut renamed = 0usize;
+    for joint in written {
+        let own = asset.skeleton.name(*joint).trim().to_owned();
+        if let Some(name) = shifted.get(&own) {
+            used.push(name.clone());
+            continue;
+        }
+        let from_bone = bones
+            .and_then(|b| b.bone_of(*joint))
+            .and_then(|bone| hanim2?.bones.iter().find(|(b, _)| *b == bone))
+            .and_then(|(_, names)| names.first())
+            .and_then(|n| names::to_v2(n));
+        let candidate = match names::to_v2(&own) {
+            Some(v2) => in_generation(v2),
+            None => match from_bone {
+                Some(v2) if !used.iter().any(|u| *u == in_generation(v2)) => {
+                    renamed += 1;
+                    in_generation(v2)
+                }
+                _ => own.clone(),
+            },
+        };
+        let candidate = if candidate.is_empty() {
+            format!("joint{}", joint.index())
+        } else {
+            candidate
+        };
+        let mut name = candidate.clone();
+        let mut n = 2;
+        while used.contains(&name) {
+            name = format!("{candidate}_{n}");
+            n += 1;
+        }
+        if name != candidate {
+            diagnostics.warn(
+                "HANIM_NAME_DEDUPLICATED",
+                "",
+                format!("a second joint named {candidate:?} is written as {name:?}"),
+            );
+        }
+        used.push(name);
+    }
+    if renamed > 0 {
+        diagnostics.info(
+            "HANIM_JOINTS_RENAMED",
+            "",
+            format!("{renamed} joint(s) named after their canonical bones (hanim-2 table)"),
+        );
+    }
+    Ok(used)
+}
+
+/// The highest LOA whose every joint is present (-1 without `humanoid_root`).
+pub(crate) fn level_of_articulation<'n>(joint_names: impl Iterator<Item = &'n str>) -> i64 {
+    let present: Vec<&'static str> = joint_names.filter_map(names::to_v2).collect();
+    let mut loa = -1;
+    for level in 0..=4u8 {
+        let complete = names::JOINTS
+            .iter()
+            .filter(|j| j.loa <= level)
+            .all(|j| present.contains(&j.name));
+        if complete {
+            loa = i64::from(level);
+        } else {
+            break;
+        }
+    }
+    loa
+}
+
+fn sites(
+    asset: &Asset,
+    options: &WriteOptions,
+    index_of: &HashMap<JointId, usize>,
+    defs: &mut Names,
+    diagnostics: &mut Diagnostics,
+) -> Vec<PlannedSite> {
+    let mut out = Vec::new();
+    for socket in &options.sockets {
+        let joint = std::iter::once(socket.joint)
+            .chain(asset.skeleton.ancestors(socket.joint))
+            .find_map(|j| index_of.get(&j).copied());
+        let Some(joint) = joint.filter(|_| asset.skeleton.contains(socket.joint)) else {
+            diagnostics.warn(
+                "HANIM_SOCKET_DROPPED",
+                "",
+                format!(
+                    "socket {:?} is on a joint that is not written: dropped",
+                    socket.name
+                ),
+            );
+            continue;
+        };
+        let world = asset.skeleton.rest_world(socket.joint) * socket.offset;
+        let [x, y, z, angle] = to_axis_angle(world.rotation.as_dquat());
+        let mut name = socket.name.clone();
+        if socket.kind == SocketKind::Camera && !name.ends_with("_view") {
+            name.push_str("_view");
+        }
+        out.push(PlannedSite {
+            def: defs.unique(&format!("hanim_{}", identifier(&name))),
+            name,
+            joint,
+            translation: clean(world.translation).to_array(),
+            rotation: [x as f32, y as f32, z as f32, angle as f32],
+        });
+    }
+    out
+}
+
+fn clips(
+    asset: &Asset,
+    options: &WriteOptions,
+    index_of: &HashMap<JointId, usize>,
+    defs: &mut Names,
+    diagnostics: &mut Diagnostics,
+) -> Result<Vec<PlannedClip>, Error> {
+    let skeleton = &asset.skeleton;
+    let mut out = Vec::new();
+    for (clip_index, clip) in asset.clips.iter().enumerate() {
+        let name = if clip.name.is_empty() {
+            format!("clip{clip_index}")
+        } else {
+            clip.name.clone()
+        };
+        let (start, end) = span(clip);
+        let cycle = end - start.min(0.0);
+        let cycle = if cycle > 0.0 { cycle } else { 1.0 };
+        let def = defs.unique(&identifier(&name));
+        let mut interpolators = Vec::new();
+        let mut dropped = 0usize;
+        for track in clip.tracks() {
+            let TrackTarget::Joint(joint) = track.target() else {
+                dropped += 1;
+                continue;
+            };
+            let Some(&index) = index_of.get(&joint) else {
+                dropped += 1;
+                continue;
+            };
+            let target = match track.property() {
+                Property::Rotation => Target::Rotation,
+                Property::Translation => Target::Translation,
+                Property::Scale => Target::Scale,
+                Property::Weights(_) => {
+                    dropped += 1;
+                    continue;
+                }
+            };
+            let (times, locals) = keyframes(track, options.fps, diagnostics, &name);
+            let parent_world = skeleton
+                .parent(joint)
+                .map_or(crate::pose::trs::Trs::IDENTITY, |p| skeleton.rest_world(p));
+            let own_world = skeleton.rest_world(joint);
+            let rest_local = skeleton.rest_local(joint);
+            let mut values = Vec::with_capacity(locals.len());
+            match target {
+                Target::Rotation => {
+                    let wp = parent_world.rotation.as_dquat();
+                    let wj = own_world.rotation.as_dquat().inverse();
+                    let mut previous = DQuat::IDENTITY;
+                    for q in locals.chunks_exact(4) {
+                        let &[x, y, z, w] = q else { continue };
+                        let local = Quat::from_xyzw(x, y, z, w).as_dquat().normalize();
+                        let mut r = (wp * local * wj).normalize();
+                        if r.dot(previous) < 0.0 {
+                            r = -r;
+                        }
+                        previous = r;
+                        let [x, y, z, a] = to_axis_angle(r);
+                        values.extend([x as f32, y as f32, z as f32, a as f32]);
+                    }
+                }
+                Target::Translation => {
+                    for t in locals.chunks_exact(3) {
+                        let &[x, y, z] = t else { continue };
+                        let delta = Vec3::new(x, y, z) - rest_local.translation;
+                        values.extend(clean(parent_world.transform_vector(delta)).to_array());
+                    }
+                }
+                Target::Scale => {
+                    for s in locals.chunks_exact(3) {
+                        values.extend_from_slice(s);
+                    }
+                }
+            }
+            let keys = times
+                .iter()
+                .map(|t| ((f64::from(*t) - f64::from(start.min(0.0))) / f64::from(cycle)) as f32)
+                .collect();
+            let joint_name = identifier(skeleton.name(joint));
+            interpolators.push(PlannedInterpolator {
+                def: defs.unique(&format!("{def}_{joint_name}_{}", target.field())),
+                target,
+                joint: index,
+                keys,
+                values,
+            });
+        }
+        if dropped > 0 {
+            diagnostics.warn(
+                "HANIM_TRACKS_DROPPED",
+                "",
+                format!(
+                    "clip {name:?}: {dropped} track(s) on bones, expressions, morph weights or joints that are not written: dropped (retarget onto the skeleton first)"
+                ),
+            );
+        }
+        out.push(PlannedClip {
+            def,
+            name,
+            cycle,
+            interpolators,
+        });
+    }
+    Ok(out)
+}
+
+/// The earliest and latest key of a clip.
+fn span(clip: &Clip) -> (f32, f32) {
+    let start = clip
+        .tracks()
+        .iter()
+        .map(Track::start_time)
+        .fold(f32::INFINITY, f32::min);
+    let start = if start.is_finite() { start } else { 0.0 };
+    (start, clip.duration())
+}
+
+/// Key times and local values, LINEAR (module docs).
+fn keyframes(
+    track: &Track,
+    fps: f64,
+    diagnostics: &mut Diagnostics,
+    clip: &str,
+) -> (Vec<f32>, Vec<f32>) {
+    let components = track.components();
+    match track.interpolation() {
+        Interpolation::Linear => (track.times().to_vec(), track.values().to_vec()),
+        Interpolation::Step => {
+            let mut times = Vec::new();
+            let mut values = Vec::new();
+            for key in 0..track.key_count() {
+                let t = track.times().get(key).copied().unwrap_or(0.0);
+                if key > 0 {
+                    if let Some(previous) = track.value(key - 1) {
+                        times.push(t);
+                        values.extend_from_slice(previous);
+                    }
+                }
+                if let Some(value) = track.value(key) {
+                    times.push(t);
+                    values.extend_from_slice(value);
+                }
+            }
+            (times, values)
+        }
+        Interpolation::CubicSpline => {
+            let (start, end) = (track.start_time(), track.end_time());
+            let count = ((f64::from(end - start) * fps).ceil() as usize).clamp(1, 1 << 20) + 1;
+            diagnostics.info(
+                "HANIM_RESAMPLED",
+                "",
+                format!(
+                    "clip {clip:?}: a cubic-spline track is sampled at {fps} fps ({count} keys)"
+                ),
+            );
+            let mut times = Vec::with_capacity(count);
+            let mut values = vec![0.0; count * components];
+            for (i, out) in values.chunks_exact_mut(components.max(1)).enumerate() {
+                let t = if count > 1 {
+                    start + (end - start) * i as f32 / (count - 1) as f32
+                } else {
+                    start
+                };
+                track.sample(t, out);
+                times.push(t);
+            }
+            (times, values)
+        }
+    }
+}
+
+/// Unique DEF names.
+#[derive(Default)]
+struct Names {
+    used: std::collections::HashSet<String>,
+}
+
+impl Names {
+    fn unique(&mut self, wanted: &str) -> String {
+        let mut name = wanted.to_owned();
+        let mut n = 2;
+        while self.used.contains(&name) {
+            name = format!("{wanted}_{n}");
+            n += 1;
+        }
+        self.used.insert(name.clone());
+        name
+    }
+}
+
+/// `name` as a VRML identifier and XML ID: letters, digits and `_`, not starting with a digit.
+pub(crate) fn identifier(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// `-0` as `0` (it prints as `-0`), everything else unchanged.
+fn clean(v: Vec3) -> Vec3 {
+    Vec3::new(v.x + 0.0, v.y + 0.0, v.z + 0.0)
+}
+
+/// Numbers as the files write them: the shortest text that reads back as the same f32.
+pub(crate) fn number(out: &mut String, v: f32) {
+    use std::fmt::Write as _;
+    let v = if v == 0.0 { 0.0 } else { v };
+    let _ = write!(out, "{v}");
+}
+
+/// Numbers separated by spaces.
+pub(crate) fn numbers(out: &mut String, values: &[f32]) {
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        number(out, *v);
+    }
+}
+
+/// Vectors of `n` numbers separated by `, `.
+pub(crate) fn tuples(out: &mut String, values: &[f32], n: usize) {
+    for (i, chunk) in values.chunks(n.max(1)).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        numbers(out, chunk);
+    }
+}
+
+/// A joint tree walked depth-first without recursion: `(joint, depth, entering)`.
+pub(crate) fn walk(joints: &[PlannedJoint]) -> Vec<(usize, usize, bool)> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); joints.len()];
+    let mut roots = Vec::new();
+    for (i, joint) in joints.iter().enumerate() {
+        match joint.parent.and_then(|p| children.get_mut(p)) {
+            Some(list) => list.push(i),
+            None => roots.push(i),
+        }
+    }
+    let mut out = Vec::with_capacity(joints.len() * 2);
+    // (joint, depth, entered)
+    let mut stack: Vec<(usize, usize, bool)> = roots.iter().rev().map(|r| (*r, 0, false)).collect();
+    while let Some((joint, depth, entered)) = stack.pop() {
+        if entered {
+            out.push((joint, depth, false));
+            continue;
+        }
+        out.push((joint, depth, true));
+        stack.push((joint, depth, true));
+        if let Some(kids) = children.get(joint) {
+            stack.extend(kids.iter().rev().map(|k| (*k, depth + 1, false)));
+        }
+    }
+    out
+}
+
+/// Whether each joint has child joints.
+pub(crate) fn has_children(joints: &[PlannedJoint]) -> Vec<bool> {
+    let mut out = vec![false; joints.len()];
+    for joint in joints {
+        if let Some(flag) = joint.parent.and_then(|p| out.get_mut(p)) {
+            *flag = true;
+        }
+    }
+    out
+}
+
+/// Indentation for `depth`, capped (readers ignore it; deep chains stay small).
+pub(crate) fn indent(out: &mut String, depth: usize) {
+    for _ in 0..depth.min(32) {
+        out.push_str("  ");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_numbers() {
+        assert_eq!(identifier("r _knee"), "r__knee");
+        assert_eq!(identifier("1st"), "_1st");
+        assert_eq!(identifier(""), "_");
+        let mut s = String::new();
+        numbers(&mut s, &[0.1, -0.0, 1.0, 1e-7]);
+        assert_eq!(s, "0.1 0 1 0.0000001");
+        let mut s = String::new();
+        tuples(&mut s, &[1.0, 2.0, 3.0, 4.0], 2);
+        assert_eq!(s, "1 2, 3 4");
+    }
+
+    #[test]
+    fn loa_needs_every_joint_of_the_level() {
+        assert_eq!(level_of_articulation(["vl5"].into_iter()), -1);
+        assert_eq!(level_of_articulation(["humanoid_root"].into_iter()), 0);
+        let loa1: Vec<&str> = names::JOINTS
+            .iter()
+            .filter(|j| j.loa <= 1)
+            .map(|j| j.name)
+            .collect();
+        assert_eq!(level_of_articulation(loa1.iter().copied()), 1);
+        // 1.x names count through their 2.0 names.
+        let mut v1: Vec<&str> = loa1.iter().map(|n| names::to_v1(n).unwrap_or(n)).collect();
+        assert_eq!(level_of_articulation(v1.iter().copied()), 1);
+        v1.pop();
+        assert_eq!(level_of_articulation(v1.iter().copied()), 0);
+    }
+}

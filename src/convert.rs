@@ -215,15 +215,20 @@ fn convert_through_model(
         bvh_scale: options.bvh_read_scale,
     };
     // H-Anim Sites travel as sockets to an H-Anim output.
-    let (mut read, sockets) = match input_format(input)? {
+    // (and its skin, or its segment shapes merged, to a GLB).
+    let (mut read, sockets, meshes) = match input_format(input)? {
         Format::X3d | Format::X3dv | Format::Wrl => {
             let (read, extras) = crate::formats::hanim::read_asset_with_extras(
                 input,
                 &crate::formats::hanim::ReadOptions::default(),
             )?;
-            (read, extras.sockets)
+            (read, extras.sockets, extras.meshes)
         }
-        _ => (crate::asset::read_with(input, &read_options)?, Vec::new()),
+        _ => (
+            crate::asset::read_with(input, &read_options)?,
+            Vec::new(),
+            Vec::new(),
+        ),
     };
     if let Some(mapping) = &options.mapping {
         mapping.attach(&mut read.asset, input)?;
@@ -293,7 +298,7 @@ fn convert_through_model(
             let built = gltf::build::build(&gltf::build::Scene {
                 skeleton: &asset.skeleton,
                 humanoids: &asset.humanoids,
-                mesh: None,
+                mesh: meshes.first(),
                 clips: &asset.clips,
                 generator,
                 skin_without_mesh: true,

@@ -1,6 +1,7 @@
 //! H-Anim through the CLI: the mannequin written as X3D XML, ClassicVRML and VRML97 and read
-//! back keeps every bone's rest and animated world position (1e-5 m), and its walk; a corpus
-//! H-Anim file converts to a GLB the Khronos validator accepts and retargets onto the mannequin.
+//! back keeps every bone's rest and animated world position (1e-5 m), and its walk; every corpus
+//! H-Anim file converts to a GLB (with its skin or segment shapes) the Khronos validator
+//! accepts, and JoeKick retargets onto the mannequin.
 //! (The readers and writers themselves are checked against X_ITE, Castle and hand-written
 //! evaluation in `tests/hanim.rs`.)
 
@@ -74,15 +75,35 @@ fn the_mannequin_through_every_h_anim_encoding_keeps_its_rest_and_walk() {
 
 #[cfg(feature = "corpus")]
 #[test]
-fn joe_kick_converts_to_a_valid_glb_and_retargets_onto_the_mannequin() {
+fn every_corpus_h_anim_file_converts_to_a_valid_glb_and_joe_kick_retargets() {
     use crate::util::{khronos_validate, shared};
     let (_keep, mannequin, _) = demo();
     let dir = temp_dir();
-    let joe = shared().join("corpus/hanim/JoeKick.x3d");
-    let glb = dir.path().join("joe.glb");
-    humanoid_ok(&["convert", s(&joe), s(&glb)]);
-    let (errors, _, messages) = khronos_validate(&glb);
-    assert_eq!(errors, 0, "{messages:#?}");
+    let corpus = shared().join("corpus/hanim");
+    let mut converted = 0;
+    for entry in std::fs::read_dir(&corpus).unwrap() {
+        let path = entry.unwrap().path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !matches!(ext, "x3d" | "x3dv" | "wrl") {
+            continue;
+        }
+        let glb = dir.path().join(format!(
+            "{}.glb",
+            path.file_name().unwrap().to_str().unwrap()
+        ));
+        humanoid_ok(&["convert", s(&path), s(&glb)]);
+        let (errors, _, messages) = khronos_validate(&glb);
+        assert_eq!(errors, 0, "{}: {messages:#?}", path.display());
+        converted += 1;
+    }
+    assert!(converted >= 14, "{converted} H-Anim files converted");
+    let joe = corpus.join("JoeKick.x3d");
+    let (_, bin) = crate::util::glb_parts(&dir.path().join("JoeKick.x3d.glb"));
+    assert!(
+        bin.len() > 10_000,
+        "JoeKick's skin goes into the GLB ({} bytes)",
+        bin.len()
+    );
     let out = dir.path().join("kick.glb");
     humanoid_ok(&["retarget", s(&joe), "--onto", s(&mannequin), "-o", s(&out)]);
     let (errors, _, messages) = khronos_validate(&out);

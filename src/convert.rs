@@ -240,7 +240,12 @@ fn convert_through_model(
         None => Format::for_output(output, None)?,
     };
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
-    if !sockets.is_empty() && !matches!(target, Format::X3d | Format::X3dv | Format::Wrl) {
+    if !sockets.is_empty()
+        && !matches!(
+            target,
+            Format::X3d | Format::X3dv | Format::Wrl | Format::Glb
+        )
+    {
         diagnostics.warn(
             "SOCKETS_DROPPED",
             "",
@@ -295,7 +300,7 @@ fn convert_through_model(
             ))
         }
         Format::Glb => {
-            let built = gltf::build::build(&gltf::build::Scene {
+            let mut built = gltf::build::build(&gltf::build::Scene {
                 skeleton: &asset.skeleton,
                 humanoids: &asset.humanoids,
                 mesh: meshes.first(),
@@ -303,6 +308,18 @@ fn convert_through_model(
                 generator,
                 skin_without_mesh: true,
             })?;
+            if !sockets.is_empty() {
+                // Sites become virtual transforms; the built nodes are the skeleton's joints
+                // in order.
+                let converted: Vec<_> = sockets.iter().map(site_socket).collect();
+                let name = gltf::virtual_transform::NAME;
+                built.json["extensions"][name] =
+                    gltf::virtual_transform::to_json(&converted, |joint| joint.index());
+                match built.json["extensionsUsed"].as_array_mut() {
+                    Some(used) => used.push(name.into()),
+                    None => built.json["extensionsUsed"] = serde_json::json!([name]),
+                }
+            }
             let written = gltf::build::write_glb(&built, output)?;
             diagnostics.extend(written.diagnostics);
             written.bytes
@@ -478,4 +495,24 @@ pub(crate) fn report_rig_only(
             ),
         );
     }
+}
+
+/// An H-Anim Site as a KHR_virtual_transform socket: its offset from the joint, every parent
+/// property respected (a Site is a child transform), its kind as a tag.
+fn site_socket(site: &crate::model::Socket) -> crate::model::socket::Socket {
+    use crate::model::humanoid::SocketKind;
+    let mut socket = crate::model::socket::Socket::new(site.name.clone(), Some(site.joint));
+    socket.translation = site.offset.translation;
+    socket.rotation = site.offset.rotation;
+    socket.scale = site.offset.scale;
+    let tag = match &site.kind {
+        // H-Anim's own sites are mostly anthropometric feature points (`*_pt`).
+        SocketKind::Attachment if site.name.ends_with("_pt") => "marker".to_owned(),
+        SocketKind::Attachment => "attach".to_owned(),
+        SocketKind::LookAt => "gaze_origin".to_owned(),
+        SocketKind::Camera => "camera".to_owned(),
+        SocketKind::Other(word) => word.clone(),
+    };
+    socket.set_tags(vec!["hanim_site".to_owned(), tag]);
+    socket
 }

@@ -109,3 +109,76 @@ fn every_corpus_h_anim_file_converts_to_a_valid_glb_and_joe_kick_retargets() {
     let (errors, _, messages) = khronos_validate(&out);
     assert_eq!(errors, 0, "{messages:#?}");
 }
+
+/// Every HAnimSite of the two site-rich corpus files becomes a KHR_virtual_transform whose
+/// world position is the site's H-Anim world position (1e-5 m). In these files no joint has a
+/// rotation, translation or scale (checked), so a site's world position is its own
+/// `translation`, read here from the XML with roxmltree.
+#[cfg(feature = "corpus")]
+#[test]
+fn h_anim_sites_become_virtual_transforms_at_their_world_positions() {
+    use crate::util::{khronos_validate, shared};
+    let dir = temp_dir();
+    for name in ["JoeSkeletonSkinSiteSaluteWalk.x3d", "StandardHumanoid.x3d"] {
+        let path = shared().join("corpus/hanim").join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let xml = roxmltree::Document::parse_with_options(
+            &text,
+            roxmltree::ParsingOptions {
+                allow_dtd: true,
+                ..roxmltree::ParsingOptions::default()
+            },
+        )
+        .unwrap();
+        for joint in xml.descendants().filter(|n| n.has_tag_name("HAnimJoint")) {
+            for field in ["rotation", "translation", "scale"] {
+                assert!(
+                    joint.attribute(field).is_none(),
+                    "{name}: a joint has {field}"
+                );
+            }
+        }
+        let sites: Vec<(String, [f64; 3])> = xml
+            .descendants()
+            .filter(|n| n.has_tag_name("HAnimSite") && n.attribute("USE").is_none())
+            .map(|n| {
+                let t: Vec<f64> = n
+                    .attribute("translation")
+                    .unwrap_or("0 0 0")
+                    .split_whitespace()
+                    .map(|v| v.parse().unwrap())
+                    .collect();
+                (n.attribute("name").unwrap().to_owned(), [t[0], t[1], t[2]])
+            })
+            .collect();
+        let glb = dir.path().join(format!("{name}.glb"));
+        humanoid_ok(&["convert", s(&path), s(&glb)]);
+        let (errors, _, messages) = khronos_validate(&glb);
+        assert_eq!(errors, 0, "{name}: {messages:#?}");
+        let report: Value =
+            serde_json::from_str(&humanoid_ok(&["sockets", "--json", s(&glb)]).stdout).unwrap();
+        let sockets = report["sockets"].as_array().unwrap();
+        assert_eq!(sockets.len(), sites.len(), "{name}: every site");
+        for (site, expected) in &sites {
+            let socket = sockets
+                .iter()
+                .find(|s| s["name"] == site.as_str())
+                .unwrap_or_else(|| panic!("{name}: no socket {site}"));
+            let p: Vec<f64> = socket["position"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            let d = ((p[0] - expected[0]).powi(2)
+                + (p[1] - expected[1]).powi(2)
+                + (p[2] - expected[2]).powi(2))
+            .sqrt();
+            assert!(d < 1e-5, "{name} {site}: {p:?} vs {expected:?}");
+            assert!(socket["tags"]
+                .as_array()
+                .unwrap()
+                .contains(&"hanim_site".into()));
+        }
+    }
+}

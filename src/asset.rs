@@ -81,6 +81,14 @@ pub struct HumanoidSkeleton {
 }
 
 impl Asset {
+    /// The clip named `name`, or the first clip when no name is given.
+    pub fn clip(&self, name: Option<&str>) -> Option<&Clip> {
+        match name {
+            Some(name) => self.clips.iter().find(|c| c.name == name),
+            None => self.clips.first(),
+        }
+    }
+
     /// The file's own index of `joint` (glTF: node index).
     pub fn source_index(&self, joint: JointId) -> usize {
         self.source_indices

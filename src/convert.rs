@@ -74,13 +74,12 @@ pub fn convert(
 ) -> Result<ConvertReport, Error> {
     check_output_path(input, output, options.force)?;
     let source = input_format(input)?;
-    let hanim = |f: Format| matches!(f, Format::X3d | Format::X3dv | Format::Wrl);
     let through_model = matches!(
         options.to,
         Some(Format::Bvh | Format::GodotBoneMap | Format::GodotProfile)
-    ) || options.to.is_some_and(hanim)
-        || (options.to.is_none() && Format::for_output(output, None).is_ok_and(hanim));
-    if source == Format::Bvh || hanim(source) || through_model || output_is(output, "bvh") {
+    ) || options.to.is_some_and(Format::is_hanim)
+        || (options.to.is_none() && Format::for_output(output, None).is_ok_and(Format::is_hanim));
+    if source == Format::Bvh || source.is_hanim() || through_model || output_is(output, "bvh") {
         return convert_through_model(input, output, options);
     }
     if !source.is_gltf_family() {
@@ -217,7 +216,7 @@ fn convert_through_model(
     // H-Anim Sites travel as sockets to an H-Anim output.
     // (and its skin, or its segment shapes merged, to a GLB).
     let (mut read, sockets, meshes) = match input_format(input)? {
-        Format::X3d | Format::X3dv | Format::Wrl => {
+        format if format.is_hanim() => {
             let (read, extras) = crate::formats::hanim::read_asset_with_extras(
                 input,
                 &crate::formats::hanim::ReadOptions::default(),
@@ -240,12 +239,8 @@ fn convert_through_model(
         None => Format::for_output(output, None)?,
     };
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
-    if !sockets.is_empty()
-        && !matches!(
-            target,
-            Format::X3d | Format::X3dv | Format::Wrl | Format::Glb
-        )
-    {
+    let carries_sockets = target.is_hanim() || target == Format::Glb;
+    if !sockets.is_empty() && !carries_sockets {
         diagnostics.warn(
             "SOCKETS_DROPPED",
             "",
@@ -259,11 +254,7 @@ fn convert_through_model(
         Format::Bvh => {
             let rig = asset.rig_only();
             report_rig_only(&asset, &rig, &mut diagnostics);
-            let clip = match &options.clip {
-                Some(name) => rig.clips.iter().find(|c| &c.name == name),
-                None => rig.clips.first(),
-            }
-            .ok_or_else(|| {
+            let clip = rig.clip(options.clip.as_deref()).ok_or_else(|| {
                 Error::unsupported(format!(
                     "{}: no clip to write as BVH{}",
                     input.display(),

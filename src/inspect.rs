@@ -164,7 +164,15 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
 /// # Errors
 /// As [`inspect`]; the rig is not a humanoid.
 pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspection, Error> {
-    let mut read = read(path)?;
+    // A glTF-family file is opened once: the asset and its sockets come from one document.
+    let (mut read, sockets) = if crate::asset::input_format(path)?.is_gltf_family() {
+        let document = crate::formats::gltf::Document::open(path)?;
+        let mut read = crate::formats::vrm::asset_from_document(&document)?;
+        let sockets = crate::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
+        (read, sockets)
+    } else {
+        (read(path)?, Vec::new())
+    };
     if let Some(mapping) = mapping {
         if let Some(report) = mapping.attach(&mut read.asset, path)? {
             let how = report.table.as_deref().map_or_else(
@@ -181,21 +189,14 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
             );
         }
     }
+    let (_, places) = crate::sockets::place(
+        &read.asset,
+        &sockets,
+        &crate::sockets::SocketOptions::default(),
+        path,
+    )?;
     let mut inspection = Inspection::new(path, &read.asset, read.diagnostics);
-    if read.asset.format.is_gltf_family() {
-        let sockets = crate::sockets::sockets(path, &crate::sockets::SocketOptions::default())?;
-        inspection.sockets = sockets.sockets;
-        // The asset's own diagnostics are already there; add what reading the sockets found.
-        for d in sockets
-            .diagnostics
-            .iter()
-            .filter(|d| d.code.starts_with("VT_"))
-        {
-            inspection
-                .diagnostics
-                .push(d.code, d.severity, d.location.clone(), d.message.clone());
-        }
-    }
+    inspection.sockets = places;
     Ok(inspection)
 }
 

@@ -175,11 +175,7 @@ pub fn retarget(
 }
 
 fn pick<'a>(asset: &'a crate::Asset, name: Option<&str>, file: &Path) -> Result<&'a Clip, Error> {
-    match name {
-        Some(name) => asset.clips.iter().find(|c| c.name == name),
-        None => asset.clips.first(),
-    }
-    .ok_or_else(|| {
+    asset.clip(name).ok_or_else(|| {
         let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
         Error::unsupported(format!(
             "{}: no clip {}(clips: {})",

@@ -68,7 +68,20 @@ pub fn read_sockets(path: &Path) -> Result<(crate::Asset, Vec<Socket>, Diagnosti
     let document = gltf::Document::open(path)?;
     let outcome = crate::formats::vrm::asset_from_document(&document)?;
     let mut diagnostics = outcome.diagnostics;
-    let asset = outcome.asset;
+    let sockets = sockets_of(&document, &outcome.asset, &mut diagnostics)?;
+    Ok((outcome.asset, sockets, diagnostics))
+}
+
+/// The sockets of an open document, parented to the joints of `asset` (read from it).
+///
+/// # Errors
+/// The KHR_virtual_transform data is invalid (the error names the JSON pointer).
+pub fn sockets_of(
+    document: &gltf::Document,
+    asset: &crate::Asset,
+    diagnostics: &mut Diagnostics,
+) -> Result<Vec<Socket>, Error> {
+    let path = document.path();
     let root = serde_json::to_value(&document.root)
         .map_err(|e| Error::unsupported(format!("{}: glTF JSON: {e}", path.display())))?;
     let mut joint_of = vec![None; asset.source_indices.iter().max().map_or(0, |m| m + 1)];
@@ -77,13 +90,12 @@ pub fn read_sockets(path: &Path) -> Result<(crate::Asset, Vec<Socket>, Diagnosti
             *slot = Some(joint);
         }
     }
-    let sockets = virtual_transform::read_in(
+    virtual_transform::read_in(
         &root,
         path,
         |node| joint_of.get(node).copied().flatten(),
-        &mut diagnostics,
-    )?;
-    Ok((asset, sockets, diagnostics))
+        diagnostics,
+    )
 }
 
 /// The world transform of every socket of `path`, at rest or at `options.time`.
@@ -92,16 +104,33 @@ pub fn read_sockets(path: &Path) -> Result<(crate::Asset, Vec<Socket>, Diagnosti
 /// As [`read_sockets`]; the clip asked for does not exist.
 pub fn sockets(path: &Path, options: &SocketOptions) -> Result<SocketReport, Error> {
     let (asset, sockets, diagnostics) = read_sockets(path)?;
+    let (clip, places) = place(&asset, &sockets, options, path)?;
+    Ok(SocketReport {
+        file: path.display().to_string(),
+        clip,
+        time: options.time,
+        sockets: places,
+        diagnostics,
+    })
+}
+
+/// Where `sockets` (of `asset`, read from `path`) are at rest or at `options.time`, and the
+/// name of the clip posed.
+///
+/// # Errors
+/// The clip asked for does not exist; a socket's parent is not a joint of `asset`.
+pub fn place(
+    asset: &crate::Asset,
+    sockets: &[Socket],
+    options: &SocketOptions,
+    path: &Path,
+) -> Result<(Option<String>, Vec<SocketPlace>), Error> {
     let skeleton = &asset.skeleton;
     let rest: Vec<Mat4> = skeleton.rest_worlds().iter().map(|w| w.to_mat4()).collect();
     let (clip_name, worlds) = match options.time {
         None => (None, rest.clone()),
         Some(t) => {
-            let clip = match &options.clip {
-                Some(name) => asset.clips.iter().find(|c| &c.name == name),
-                None => asset.clips.first(),
-            }
-            .ok_or_else(|| {
+            let clip = asset.clip(options.clip.as_deref()).ok_or_else(|| {
                 Error::unsupported(format!(
                     "{}: no clip {}to pose",
                     path.display(),
@@ -116,25 +145,20 @@ pub fn sockets(path: &Path, options: &SocketOptions) -> Result<SocketReport, Err
             (Some(clip.name.clone()), sampler.worlds())
         }
     };
-    let places = world_all(&sockets, &worlds, &rest, options.mode)?;
-    Ok(SocketReport {
-        file: path.display().to_string(),
-        clip: clip_name,
-        time: options.time,
-        sockets: sockets
-            .iter()
-            .zip(places)
-            .map(|(socket, world)| SocketPlace {
-                name: socket.name.clone(),
-                parent: socket.parent.map(|j| skeleton.name(j).to_owned()),
-                tags: socket.tags.clone(),
-                kind: socket.kind.map(|k| k.tag().to_owned()),
-                position: world.translation.to_array(),
-                rotation: world.rotation.to_array(),
-                scale: world.scale.to_array(),
-                sheared: world.sheared,
-            })
-            .collect(),
-        diagnostics,
-    })
+    let places = world_all(sockets, &worlds, &rest, options.mode)?;
+    let places = sockets
+        .iter()
+        .zip(places)
+        .map(|(socket, world)| SocketPlace {
+            name: socket.name.clone(),
+            parent: socket.parent.map(|j| skeleton.name(j).to_owned()),
+            tags: socket.tags.clone(),
+            kind: socket.kind.map(|k| k.tag().to_owned()),
+            position: world.translation.to_array(),
+            rotation: world.rotation.to_array(),
+            scale: world.scale.to_array(),
+            sheared: world.sheared,
+        })
+        .collect();
+    Ok((clip_name, places))
 }

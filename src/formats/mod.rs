@@ -90,6 +90,11 @@ impl Format {
         )
     }
 
+    /// Whether this format is an H-Anim encoding (X3D XML, ClassicVRML, VRML97).
+    pub fn is_hanim(self) -> bool {
+        matches!(self, Format::X3d | Format::X3dv | Format::Wrl)
+    }
+
     /// Whether an adapter can write this format yet.
     pub fn can_write(self) -> bool {
         matches!(

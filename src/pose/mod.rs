@@ -2,6 +2,7 @@
 
 pub mod bake;
 pub mod fk;
+pub mod ground;
 pub mod look_at;
 pub mod normalize;
 pub mod normalized;

@@ -16,7 +16,9 @@
 //!   `target rest hips height / source rest hips height` (three-vrm's and VRMA's semantics),
 //!   written only when something moves the source hips (a translation on them or an
 //!   ancestor); an error when it must be scaled against a source hips height ≤ 1e-6, a
-//!   diagnostic when the target's height is ≤ 0.
+//!   diagnostic when the target's height is ≤ 0. When either side is a measured rig, the
+//!   legs set the scale and a vertical foot-contact offset keeps planted feet on the target's
+//!   ground ([`crate::pose::ground`], docs/conventions.md §7).
 //!
 //! `S_b` (the T-pose correction) is the identity for files that declare a T-pose rest (glTF
 //! with EXT_skeleton_humanoid, VRM, VRMA); [`Side::corrections`] can carry a measured one.
@@ -29,6 +31,7 @@ use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
 use crate::pose::fk::Sampler;
+use crate::pose::ground::{self, GroundCurve};
 use crate::pose::trs::Trs;
 
 /// One side of a retarget: an asset, its humanoid and its T-pose corrections.
@@ -130,7 +133,13 @@ pub struct Retargeter<'a> {
     expressions: Vec<(&'a crate::model::clip::Track, String)>,
     /// Scratch: target world rotations.
     world: Vec<Quat>,
+    /// The hips' vertical offset that keeps planted feet on the target's ground (when the legs
+    /// set the hips scale: a measured rig on either side).
+    ground: Option<GroundCurve>,
 }
+
+/// At most this many source times are posed to find foot plants ([`crate::pose::ground`]).
+pub const GROUND_SAMPLES: usize = 4096;
 
 /// The gaze applied to the target's eyes (VRM look-at, bone type), as three-vrm does.
 #[derive(Clone)]
@@ -220,7 +229,7 @@ impl<'a> Retargeter<'a> {
                 _ => None,
             })
             .collect();
-        Ok(Retargeter {
+        let mut retargeter = Retargeter {
             gaze,
             expressions,
             target_bones,
@@ -232,7 +241,22 @@ impl<'a> Retargeter<'a> {
             sampler,
             driver,
             hips,
-        })
+            ground: None,
+        };
+        if retargeter.hips.is_some_and(|h| h.sockets.is_some()) {
+            // Each foot both sides have: (source joint, target joint).
+            let feet: Vec<(JointId, JointId)> = [HumanBone::LeftFoot, HumanBone::RightFoot]
+                .iter()
+                .filter_map(|&b| {
+                    Some((
+                        source.humanoid.bones.get(b)?,
+                        retargeter.target.humanoid.bones.get(b)?,
+                    ))
+                })
+                .collect();
+            retargeter.ground = retargeter.measure_ground(&feet);
+        }
+        Ok(retargeter)
     }
 
     /// Every key time of the source clip's joint tracks (the times a baked clip needs).
@@ -344,6 +368,10 @@ impl<'a> Retargeter<'a> {
                     to_target * canonical - hips_rotation * offset
                 }
             };
+            let world = match &self.ground {
+                Some(ground) => world + Vec3::Y * ground.at(t),
+                None => world,
+            };
             if let Some(local) = locals.get_mut(hips.target.index()) {
                 local.translation = hips.target_parent.inverse().transform_point3(world);
             }
@@ -352,6 +380,60 @@ impl<'a> Retargeter<'a> {
 }
 
 impl Retargeter<'_> {
+    /// The hips' vertical offsets that put the target's planted feet on its ground
+    /// ([`crate::pose::ground`]), measured at the source's key times (at most
+    /// [`GROUND_SAMPLES`], evenly spread when there are more). `None` without feet or plants.
+    fn measure_ground(&mut self, feet: &[(JointId, JointId)]) -> Option<GroundCurve> {
+        let hips = self.hips?;
+        if feet.is_empty() {
+            return None;
+        }
+        let mut times = self.key_times();
+        if times.len() > GROUND_SAMPLES {
+            let (first, last) = (times.first().copied()?, times.last().copied()?);
+            times = (0..GROUND_SAMPLES)
+                .map(|i| first + (last - first) * i as f32 / (GROUND_SAMPLES - 1) as f32)
+                .collect();
+        }
+        let skeleton = &self.target.asset.skeleton;
+        let rest: Vec<f32> = feet
+            .iter()
+            .map(|(_, t)| skeleton.rest_world(*t).translation.y)
+            .collect();
+        let mut source_feet = vec![Vec::with_capacity(times.len()); feet.len()];
+        let mut target_feet = vec![Vec::with_capacity(times.len()); feet.len()];
+        let (mut locals, mut worlds) = (Vec::new(), Vec::new());
+        for &t in &times {
+            self.pose_into(t, &mut locals);
+            world_matrices_into(self.target.asset, &locals, &mut worlds);
+            for (k, (source, target)) in feet.iter().enumerate() {
+                let p = self.source_turn * self.sampler.world_position(*source) * hips.ratio;
+                let y = worlds.get(target.index()).map_or(0.0, |w| w.translation.y);
+                if let (Some(s), Some(t)) = (source_feet.get_mut(k), target_feet.get_mut(k)) {
+                    s.push(p);
+                    t.push(y);
+                }
+            }
+        }
+        let plants: Vec<Vec<bool>> = source_feet
+            .iter()
+            .map(|p| ground::planted(&times, p, ground::PLANT_HEIGHT, ground::PLANT_SPEED))
+            .collect();
+        let offsets: Vec<Option<f32>> = (0..times.len())
+            .map(|i| {
+                let needs: Vec<Option<f32>> = (0..feet.len())
+                    .map(|k| {
+                        let planted = plants.get(k)?.get(i).copied()?;
+                        let has = *target_feet.get(k)?.get(i)?;
+                        planted.then(|| rest.get(k).copied().unwrap_or(0.0) - has)
+                    })
+                    .collect();
+                ground::frame_offset(&needs)
+            })
+            .collect();
+        GroundCurve::from_frames(&times, &offsets)
+    }
+
     /// The gaze (yaw, pitch in degrees) at `t`, when the target has a look-at: from the
     /// source's look-at track, else straight ahead.
     pub fn gaze_at(&self, t: f32) -> Option<(f32, f32)> {

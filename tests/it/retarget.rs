@@ -443,12 +443,13 @@ mod cross_rig {
         eprintln!("{source_file} on {out_name}: max drift {worst:.2e}°");
     }
 
-    /// Planted feet: the issue asks for 3 cm. Measured (hip sockets moved by the leg-length
-    /// ratio, ankles kept at their heights): Soldier → mannequin 2.1 cm, CMU → mannequin 3.3 cm
-    /// (mean 1.5), Soldier → Godette 4.0 cm, CMU → Godette 6.1 cm (mean 3.1). The rest comes
-    /// from thigh/shin proportions that differ between the rigs (Godette's legs are short and
-    /// stylised): closing it needs foot-contact IK, which this retargeter does not do. The
-    /// tolerances below are those figures, rounded up, so that a regression shows.
+    /// Planted feet within 3 cm of the rest height, as the issue asks. Measured with the hips'
+    /// vertical foot-contact offset (`pose::ground`): Soldier → mannequin 0.0 cm, CMU → mannequin
+    /// 1.7 cm, Soldier → Godette 0.0 cm, CMU → Godette 1.9 cm (without it: 2.1, 3.3, 4.0 and
+    /// 6.1 cm). What remains is double support (one hips offset for two feet) and plant frames
+    /// this test's detection (at the hips-height scale) finds but the retargeter's (at the
+    /// leg-length scale) does not. Soldier's Walk is an in-place clip: its stance feet slide
+    /// back faster than 0.3 m/s, so only one frame counts as a plant.
     #[test]
     fn soldier_walk_and_cmu_bvh_on_the_mannequin_and_godette() {
         let mannequin =
@@ -466,21 +467,21 @@ mod cross_rig {
             None,
             mannequin,
             "cmu_mannequin.glb",
-            0.035,
+            0.03,
         );
         cross(
             "gltf/Soldier.glb",
             Some("Walk"),
             godette.clone(),
             "soldier_godette.vrm",
-            0.045,
+            0.03,
         );
         cross(
             "bvh/cmu_131_01_3dsmax.bvh",
             None,
             godette,
             "cmu_godette.vrm",
-            0.065,
+            0.03,
         );
     }
 }

@@ -213,8 +213,13 @@ fn convert_through_model(
     let read_options = crate::asset::ReadOptions {
         bvh_scale: options.bvh_read_scale,
     };
+    let target = match options.to {
+        Some(format) => format,
+        None => Format::for_output(output, None)?,
+    };
     // H-Anim Sites travel as sockets to an H-Anim output.
-    // (and its skin, or its segment shapes merged, to a GLB).
+    // (and its skin, or its segment shapes merged, to a GLB); a glTF file's meshes, placed at
+    // its rest, to an H-Anim output.
     let (mut read, sockets, meshes) = match input_format(input)? {
         format if format.is_hanim() => {
             let (read, extras) = crate::formats::hanim::read_asset_with_extras(
@@ -222,6 +227,12 @@ fn convert_through_model(
                 &crate::formats::hanim::ReadOptions::default(),
             )?;
             (read, extras.sockets, extras.meshes)
+        }
+        format if format.is_gltf_family() && target.is_hanim() => {
+            let document = gltf::Document::open(input)?;
+            let mut read = vrm::asset_from_document(&document)?;
+            let meshes = gltf::meshes::rest_meshes(&document, &read.asset, &mut read.diagnostics)?;
+            (read, Vec::new(), meshes)
         }
         _ => (
             crate::asset::read_with(input, &read_options)?,
@@ -234,10 +245,6 @@ fn convert_through_model(
     }
     let asset = read.asset;
     let mut diagnostics = read.diagnostics;
-    let target = match options.to {
-        Some(format) => format,
-        None => Format::for_output(output, None)?,
-    };
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
     let carries_sockets = target.is_hanim() || target == Format::Glb;
     if !sockets.is_empty() && !carries_sockets {
@@ -322,6 +329,7 @@ fn convert_through_model(
         Format::X3d | Format::X3dv | Format::Wrl => {
             let hanim_options = crate::formats::hanim::WriteOptions {
                 sockets,
+                meshes,
                 generator: generator.to_owned(),
                 ..crate::formats::hanim::WriteOptions::default()
             };

@@ -83,6 +83,8 @@ pub fn canonical_mannequin() -> Result<CanonicalMannequin, Error> {
         indices: mesh.indices,
         joints_used,
         inverse_bind: mesh.inverse_bind,
+        uvs: Vec::new(),
+        material: None,
     };
     let mut canonical_clips = Vec::new();
     for clip in clips {

@@ -30,6 +30,46 @@ pub struct SkinnedMesh {
     pub joints_used: Vec<JointId>,
     /// One inverse bind matrix per entry of `joints_used`.
     pub inverse_bind: Vec<Mat4>,
+    /// Texture coordinates (glTF `TEXCOORD_0`: origin at the image's top left), one per
+    /// vertex, or empty when the mesh has none.
+    pub uvs: Vec<[f32; 2]>,
+    /// How the surface looks; `None` for the format's default.
+    pub material: Option<Material>,
+}
+
+/// A surface's look, as far as the formats share it: the glTF metallic-roughness base colour.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    /// Name of the material.
+    pub name: String,
+    /// Linear RGBA base colour factor (alpha 1 is opaque).
+    pub base_color: [f32; 4],
+    /// The base colour texture (multiplied by `base_color`), read with the mesh's `uvs`.
+    pub base_color_texture: Option<Image>,
+    /// Whether back faces are drawn.
+    pub double_sided: bool,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material {
+            name: String::new(),
+            base_color: [1.0; 4],
+            base_color_texture: None,
+            double_sided: false,
+        }
+    }
+}
+
+/// An encoded image (PNG, JPEG, ...), shared between the meshes that use it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    /// Name of the image (a file name when it came from one).
+    pub name: String,
+    /// Its media type, e.g. `image/png`.
+    pub mime_type: String,
+    /// The encoded bytes.
+    pub bytes: std::sync::Arc<[u8]>,
 }
 
 impl SkinnedMesh {

@@ -182,3 +182,157 @@ fn h_anim_sites_become_virtual_transforms_at_their_world_positions() {
         }
     }
 }
+
+/// A skinned glTF file as the test reads it with the `gltf` crate (independent of the
+/// library): per drawn vertex (nodes in order, primitives in order) its position skinned at the
+/// nodes' rest, `Σ w · W_j · IBM_j · v`, and its influences `(joint name, weight / Σ w)`; and
+/// every skin joint's rest world position.
+#[cfg(feature = "corpus")]
+struct RestSkin {
+    positions: Vec<glam::DVec3>,
+    influences: Vec<Vec<(String, f64)>>,
+    joints: std::collections::BTreeMap<String, glam::DVec3>,
+}
+
+#[cfg(feature = "corpus")]
+fn rest_skin(path: &std::path::Path) -> RestSkin {
+    use glam::{DMat4, DVec3};
+    let gltf = gltf::Gltf::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let blob = gltf.blob.clone().expect("a GLB");
+    let document = gltf.document;
+    let buffers = [blob];
+    let mut worlds = vec![DMat4::IDENTITY; document.nodes().len()];
+    fn visit(node: gltf::Node, parent: DMat4, worlds: &mut [DMat4]) {
+        let local = DMat4::from_cols_array_2d(&node.transform().matrix().map(|c| c.map(f64::from)));
+        let world = parent * local;
+        worlds[node.index()] = world;
+        for child in node.children() {
+            visit(child, world, worlds);
+        }
+    }
+    for scene in document.scenes() {
+        for node in scene.nodes() {
+            visit(node, DMat4::IDENTITY, &mut worlds);
+        }
+    }
+    let name = |i: usize| {
+        document
+            .nodes()
+            .nth(i)
+            .unwrap()
+            .name()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let mut out = RestSkin {
+        positions: Vec::new(),
+        influences: Vec::new(),
+        joints: Default::default(),
+    };
+    for node in document.nodes() {
+        let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
+            continue;
+        };
+        let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+        for j in &joints {
+            out.joints.insert(name(*j), worlds[*j].w_axis.truncate());
+        }
+        let ibms: Vec<DMat4> = skin
+            .reader(|b| Some(&buffers[b.index()]))
+            .read_inverse_bind_matrices()
+            .map(|m| {
+                m.map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from))))
+                    .collect()
+            })
+            .unwrap_or_else(|| vec![DMat4::IDENTITY; joints.len()]);
+        for primitive in mesh.primitives() {
+            let reader = primitive.reader(|b| Some(&buffers[b.index()]));
+            assert!(
+                reader.read_joints(1).is_none(),
+                "{}: JOINTS_1",
+                path.display()
+            );
+            let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+            let js: Vec<[u16; 4]> = reader.read_joints(0).unwrap().into_u16().collect();
+            let ws: Vec<[f32; 4]> = reader.read_weights(0).unwrap().into_f32().collect();
+            for ((p, j), w) in positions.iter().zip(&js).zip(&ws) {
+                let sum: f64 = w.iter().map(|x| f64::from(*x)).sum();
+                let mut m = DMat4::ZERO;
+                let mut list = Vec::new();
+                for k in 0..4 {
+                    if w[k] == 0.0 {
+                        continue;
+                    }
+                    let weight = f64::from(w[k]) / sum;
+                    let joint = usize::from(j[k]);
+                    m += worlds[joints[joint]] * ibms[joint] * weight;
+                    list.push((name(joints[joint]), weight));
+                }
+                list.sort_by(|a, b| a.0.cmp(&b.0));
+                out.positions
+                    .push(m.transform_point3(DVec3::from_array(p.map(f64::from))));
+                out.influences.push(list);
+            }
+        }
+    }
+    out
+}
+
+/// glTF → H-Anim (each encoding) → glTF: every vertex keeps its rest position (1e-6 m) and its
+/// set of (joint name, weight) (1e-6), every skin joint its name and rest world position
+/// (1e-6 m); the GLB written back passes the Khronos validator. Expected values come from the
+/// source file read with the `gltf` crate and skinned here.
+#[cfg(feature = "corpus")]
+#[test]
+fn gltf_skins_survive_the_h_anim_round_trip() {
+    use crate::util::{khronos_validate, shared};
+    let dir = temp_dir();
+    for name in ["CesiumMan.glb", "RiggedFigure.glb", "Soldier.glb"] {
+        let source = shared().join("corpus/gltf").join(name);
+        let expected = rest_skin(&source);
+        if name == "CesiumMan.glb" {
+            assert_eq!(expected.joints.len(), 19);
+        }
+        for ext in ["x3d", "x3dv", "wrl"] {
+            let hanim = dir.path().join(format!("{name}.{ext}"));
+            humanoid_ok(&["convert", s(&source), s(&hanim)]);
+            let back = dir.path().join(format!("{name}.{ext}.glb"));
+            humanoid_ok(&["convert", s(&hanim), s(&back)]);
+            let (errors, _, messages) = khronos_validate(&back);
+            assert_eq!(errors, 0, "{name}.{ext}: {messages:#?}");
+            let got = rest_skin(&back);
+            let what = format!("{name} through {ext}");
+            assert_eq!(got.positions.len(), expected.positions.len(), "{what}");
+            let mut worst_p = 0.0f64;
+            let mut worst_w = 0.0f64;
+            for (v, (a, b)) in expected.influences.iter().zip(&got.influences).enumerate() {
+                let names_a: Vec<&str> = a.iter().map(|x| x.0.as_str()).collect();
+                let names_b: Vec<&str> = b.iter().map(|x| x.0.as_str()).collect();
+                assert_eq!(names_a, names_b, "{what}: vertex {v}");
+                for (x, y) in a.iter().zip(b) {
+                    worst_w = worst_w.max((x.1 - y.1).abs());
+                }
+                worst_p = worst_p.max((expected.positions[v] - got.positions[v]).length());
+            }
+            let mut worst_j = 0.0f64;
+            for (joint, p) in &expected.joints {
+                let q = got
+                    .joints
+                    .get(joint)
+                    .unwrap_or_else(|| panic!("{what}: joint {joint} lost"));
+                worst_j = worst_j.max((*p - *q).length());
+            }
+            eprintln!(
+                "{what}: {} vertices, max |Δp| {worst_p:.1e} m, max |Δw| {worst_w:.1e}, {} joints, max |Δjoint| {worst_j:.1e} m",
+                got.positions.len(),
+                expected.joints.len()
+            );
+            assert!(
+                worst_p < 1e-6,
+                "{what}: vertex positions differ by {worst_p} m"
+            );
+            assert!(worst_w < 1e-6, "{what}: weights differ by {worst_w}");
+            assert!(worst_j < 1e-6, "{what}: joints differ by {worst_j} m");
+        }
+    }
+}

@@ -15,7 +15,8 @@
 //!
 //! - [`ext_skeleton_humanoid`]: the extension's JSON (skeletons, channel targets, deltas);
 //! - [`humanoid`]: a document read into an [`Asset`](crate::Asset) (joints, bone maps, clips);
-//! - [`build`]: a new document built from the canonical model (the mannequin, later writers).
+//! - [`build`]: a new document built from the canonical model (the mannequin, later writers);
+//! - [`meshes`]: the document's meshes in the canonical model, at the rest pose.
 //!
 //! ```no_run
 //! use humanoid::formats::gltf::{accessor, json::Index, Document};
@@ -33,6 +34,7 @@ pub mod ext_skeleton_humanoid;
 pub mod glb;
 pub mod humanoid;
 pub mod json;
+pub mod meshes;
 mod ordered;
 pub mod rest;
 mod save;

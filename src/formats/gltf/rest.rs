@@ -57,7 +57,7 @@ mod data;
 mod measure;
 mod rebind;
 mod reference;
-mod scene;
+pub(super) mod scene;
 
 use glam::{DMat4, DQuat, Quat};
 

@@ -417,6 +417,8 @@ fn skin(
         indices: triangles.into_iter().flatten().collect(),
         joints_used: frames.iter().map(|f| f.joint).collect(),
         inverse_bind,
+        uvs: Vec::new(),
+        material: None,
     })
 }
 
@@ -510,5 +512,7 @@ fn segments(
             .iter()
             .map(|f| skeleton.rest_world(f.joint).to_mat4().inverse())
             .collect(),
+        uvs: Vec::new(),
+        material: None,
     })
 }

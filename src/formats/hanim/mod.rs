@@ -17,7 +17,9 @@
 //! | `read` | humanoids → [`Asset`]: skeleton, clips, sockets, the humanoid map |
 //! | [`names`] | the HAnim 2.0 joint table, 1.x and draft names, LOA |
 //! | `plan` | [`Asset`] → what to write: joint names, centres, LOA, sites, interpolators |
+//! | `plan_mesh` | meshes → what to write: the skin (one `skinCoord`, joint weights), segments, materials |
 //! | `write_xml`, `write_classic` | the plan as X3D XML, ClassicVRML or VRML97 text |
+//! | `write_node` | plain X3D nodes (shapes, geometry, appearance) in either syntax |
 //!
 //! **Conventions.** An H-Anim joint's `center` is its position in the humanoid's space; at rest
 //! (`skeletalConfiguration` BASIC) every `rotation` is the identity. The canonical joint's local
@@ -33,7 +35,7 @@
 //! the sites as [`Socket`]s, the skin and the segments' shapes as [`SkinnedMesh`]es, and per
 //! humanoid its name, version, LOA and the joints as the file wrote them (name, DEF, centre),
 //! which the tests compare with X_ITE's and Castle's readings. The writers take sockets through
-//! [`WriteOptions::sockets`] (meshes are not written yet).
+//! [`WriteOptions::sockets`] and meshes through [`WriteOptions::meshes`].
 //!
 //! ```
 //! use std::path::Path;
@@ -66,9 +68,11 @@ mod interface;
 mod lexer;
 mod mesh;
 mod plan;
+mod plan_mesh;
 mod read;
 mod tree;
 mod write_classic;
+mod write_node;
 mod write_xml;
 mod xml;
 
@@ -480,6 +484,10 @@ pub struct WriteOptions {
     pub name: Option<String>,
     /// Sockets to write as sites (from [`HanimExtras::sockets`] or another format's).
     pub sockets: Vec<Socket>,
+    /// Meshes to write (from [`HanimExtras::meshes`] or another format's): deforming ones as
+    /// the humanoid's skin, rigid ones as segments under their joints (module docs of
+    /// `plan_mesh`).
+    pub meshes: Vec<SkinnedMesh>,
     /// Frames per second at which cubic-spline tracks are sampled (X3D interpolates linearly).
     pub fps: f64,
     /// The generator named in the file's meta data.
@@ -491,6 +499,7 @@ impl Default for WriteOptions {
         WriteOptions {
             name: None,
             sockets: Vec::new(),
+            meshes: Vec::new(),
             fps: 30.0,
             generator: concat!("humanoid ", env!("CARGO_PKG_VERSION")).to_owned(),
         }

@@ -20,6 +20,7 @@
 //!   length; key fractions are `time / cycleInterval`.
 //! - **Sites** from sockets: an HAnimSite under its joint, at the socket's rest world
 //!   transform.
+//! - **Meshes** ([`WriteOptions::meshes`]): the skin and the segments (`plan_mesh`).
 
 use std::collections::HashMap;
 
@@ -27,6 +28,7 @@ use glam::{DQuat, Quat, Vec3};
 
 use super::fields::to_axis_angle;
 use super::names::{self, Generation};
+use super::plan_mesh::{plan_meshes, PlannedMeshes};
 use super::WriteOptions;
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
@@ -139,6 +141,8 @@ pub(crate) struct Plan {
     pub sites: Vec<PlannedSite>,
     /// Clips.
     pub clips: Vec<PlannedClip>,
+    /// The skin and segments.
+    pub meshes: PlannedMeshes,
 }
 
 /// Plans the file for `generation`'s names.
@@ -198,6 +202,15 @@ pub(crate) fn plan(
     let loa = level_of_articulation(joints.iter().map(|j| j.name.as_str()));
     let sites = sites(asset, options, &index_of, &mut defs, diagnostics);
     let clips = clips(asset, options, &index_of, &mut defs, diagnostics)?;
+    let joint_names: Vec<String> = joints.iter().map(|j| j.name.clone()).collect();
+    let meshes = plan_meshes(
+        asset,
+        &options.meshes,
+        &index_of,
+        &joint_names,
+        &mut |wanted| defs.unique(wanted),
+        diagnostics,
+    );
     let name = options
         .name
         .clone()
@@ -222,6 +235,7 @@ pub(crate) fn plan(
         joints,
         sites,
         clips,
+        meshes,
     })
 }
 

@@ -4,6 +4,8 @@
 //! and `sites` USE lists, a TimeSensor per clip with its interpolators and ROUTEs.
 
 use super::plan::{has_children, indent, number, numbers, tuples, walk, Plan, PlannedSite, Target};
+use super::plan_mesh;
+use super::write_node::{self, skin_coordinates, skin_shapes, Printer, Syntax};
 
 /// Which classic flavour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +26,8 @@ const PROTOS_1_1: &str = r#"PROTO Joint [
   exposedField SFRotation rotation 0 0 1 0
   exposedField SFVec3f scale 1 1 1
   exposedField SFRotation scaleOrientation 0 0 1 0
+  exposedField MFInt32 skinCoordIndex []
+  exposedField MFFloat skinCoordWeight []
   exposedField MFFloat stiffness [ 0 0 0 ]
   exposedField SFVec3f translation 0 0 0
   exposedField MFFloat ulimit []
@@ -93,6 +97,9 @@ PROTO Humanoid [
   exposedField SFRotation scaleOrientation 0 0 1 0
   exposedField MFNode segments []
   exposedField MFNode sites []
+  exposedField MFNode skin []
+  exposedField SFNode skinCoord NULL
+  exposedField SFNode skinNormal NULL
   exposedField SFVec3f translation 0 0 0
   exposedField SFString version "1.1"
   exposedField MFNode viewpoints []
@@ -109,6 +116,7 @@ PROTO Humanoid [
     children [
       Group { children IS viewpoints }
       Group { children IS humanoidBody }
+      Group { children IS skin }
     ]
   }
 }
@@ -188,9 +196,23 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
         }
         out.push_str(" ]");
     }
-    out.push_str("\n  ");
+    out.push('\n');
+    let syntax = match flavour {
+        Flavour::X3d => Syntax::Classic,
+        Flavour::Vrml97 => Syntax::Vrml97,
+    };
+    let mut printer = Printer::default();
+    if let Some(skin) = &plan.meshes.skin {
+        let (coord, normal) = skin_coordinates(skin);
+        printer.print_field(&mut out, &coord, 1);
+        if let Some(normal) = normal {
+            printer.print_field(&mut out, &normal, 1);
+        }
+    }
+    out.push_str("  ");
     out.push_str(skeleton_field);
     out.push_str(" [\n");
+    let segments_of = plan_mesh::segments_by_joint(&plan.meshes, plan.joints.len());
     let children = has_children(&plan.joints);
     let mut sites_of: Vec<Vec<&PlannedSite>> = vec![Vec::new(); plan.joints.len()];
     for s in &plan.sites {
@@ -202,7 +224,8 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
         let (Some(joint), Some(sites)) = (plan.joints.get(index), sites_of.get(index)) else {
             continue;
         };
-        let open = children.get(index) == Some(&true) || !sites.is_empty();
+        let segments = segments_of.get(index).map_or(&[][..], Vec::as_slice);
+        let open = children.get(index) == Some(&true) || !sites.is_empty() || !segments.is_empty();
         let level = 2 + 2 * depth;
         if entering {
             indent(&mut out, level);
@@ -219,11 +242,25 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
             out.push_str("center ");
             numbers(&mut out, &joint.center);
             out.push('\n');
+            if let Some(weights) = plan_mesh::weights_of(&plan.meshes, index) {
+                indent(&mut out, level + 1);
+                out.push_str("skinCoordIndex [ ");
+                plan_mesh::write_indices(&mut out, weights);
+                out.push_str(" ]\n");
+                indent(&mut out, level + 1);
+                out.push_str("skinCoordWeight [ ");
+                plan_mesh::write_weights(&mut out, weights);
+                out.push_str(" ]\n");
+            }
             if open {
                 indent(&mut out, level + 1);
                 out.push_str("children [\n");
                 for s in sites {
                     site(&mut out, flavour, s, level + 2);
+                }
+                for segment in segments {
+                    let node = write_node::segment(syntax, segment);
+                    printer.print(&mut out, syntax, &node, level + 2);
                 }
             } else {
                 indent(&mut out, level);
@@ -236,12 +273,34 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
             out.push_str("}\n");
         }
     }
-    out.push_str("  ]\n  joints [");
+    out.push_str("  ]\n");
+    if let Some(skin) = &plan.meshes.skin {
+        out.push_str("  skin [\n");
+        for shape in skin_shapes(syntax, skin) {
+            printer.print(&mut out, syntax, &shape, 2);
+        }
+        out.push_str("  ]\n");
+    }
+    out.push_str("  joints [");
     for joint in &plan.joints {
         out.push_str("\n    USE ");
         out.push_str(&joint.def);
     }
     out.push_str("\n  ]\n");
+    let listed: Vec<_> = plan
+        .meshes
+        .segments
+        .iter()
+        .filter(|s| s.joint.is_some())
+        .collect();
+    if !listed.is_empty() {
+        out.push_str("  segments [");
+        for segment in listed {
+            out.push_str("\n    USE ");
+            out.push_str(&segment.def);
+        }
+        out.push_str("\n  ]\n");
+    }
     if !plan.sites.is_empty() {
         out.push_str("  sites [");
         for s in &plan.sites {
@@ -251,6 +310,11 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
         out.push_str("\n  ]\n");
     }
     out.push_str("}\n");
+    for segment in plan.meshes.segments.iter().filter(|s| s.joint.is_none()) {
+        for shape in write_node::shapes(syntax, segment) {
+            printer.print(&mut out, syntax, &shape, 0);
+        }
+    }
     for (clip_index, clip) in plan.clips.iter().enumerate() {
         out.push_str("\nDEF ");
         out.push_str(&clip.def);

@@ -4,6 +4,8 @@
 //! ROUTEs.
 
 use super::plan::{has_children, indent, number, numbers, tuples, walk, Plan, PlannedSite};
+use super::plan_mesh;
+use super::write_node::{self, skin_coordinates, skin_shapes, Printer, Syntax};
 
 /// Escapes text for a single-quoted XML attribute.
 fn attr(out: &mut String, text: &str) {
@@ -72,6 +74,15 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
         out.push('\'');
     }
     out.push_str(">\n");
+    let mut printer = Printer::default();
+    if let Some(skin) = &plan.meshes.skin {
+        let (coord, normal) = skin_coordinates(skin);
+        printer.print(&mut out, Syntax::Xml, &coord, 3);
+        if let Some(normal) = normal {
+            printer.print(&mut out, Syntax::Xml, &normal, 3);
+        }
+    }
+    let segments_of = plan_mesh::segments_by_joint(&plan.meshes, plan.joints.len());
     let children = has_children(&plan.joints);
     let mut sites_of: Vec<Vec<&PlannedSite>> = vec![Vec::new(); plan.joints.len()];
     for s in &plan.sites {
@@ -83,7 +94,8 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
         let (Some(joint), Some(sites)) = (plan.joints.get(index), sites_of.get(index)) else {
             continue;
         };
-        let open = children.get(index) == Some(&true) || !sites.is_empty();
+        let segments = segments_of.get(index).map_or(&[][..], Vec::as_slice);
+        let open = children.get(index) == Some(&true) || !sites.is_empty() || !segments.is_empty();
         if entering {
             indent(&mut out, depth + 3);
             out.push_str("<HAnimJoint DEF='");
@@ -93,6 +105,13 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
             out.push_str("' center='");
             numbers(&mut out, &joint.center);
             out.push('\'');
+            if let Some(weights) = plan_mesh::weights_of(&plan.meshes, index) {
+                out.push_str(" skinCoordIndex='");
+                plan_mesh::write_indices(&mut out, weights);
+                out.push_str("' skinCoordWeight='");
+                plan_mesh::write_weights(&mut out, weights);
+                out.push('\'');
+            }
             if joint.parent.is_none() {
                 out.push_str(" containerField='skeleton'");
             }
@@ -100,6 +119,14 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
                 out.push_str(">\n");
                 for s in sites {
                     site(&mut out, s, depth + 4);
+                }
+                for segment in segments {
+                    printer.print(
+                        &mut out,
+                        Syntax::Xml,
+                        &write_node::segment(Syntax::Xml, segment),
+                        depth + 4,
+                    );
                 }
             } else {
                 out.push_str("/>\n");
@@ -109,10 +136,20 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
             out.push_str("</HAnimJoint>\n");
         }
     }
+    if let Some(skin) = &plan.meshes.skin {
+        for shape in skin_shapes(Syntax::Xml, skin) {
+            printer.print(&mut out, Syntax::Xml, &shape, 3);
+        }
+    }
     for joint in &plan.joints {
         out.push_str("      <HAnimJoint USE='");
         attr(&mut out, &joint.def);
         out.push_str("' containerField='joints'/>\n");
+    }
+    for segment in plan.meshes.segments.iter().filter(|s| s.joint.is_some()) {
+        out.push_str("      <HAnimSegment USE='");
+        attr(&mut out, &segment.def);
+        out.push_str("' containerField='segments'/>\n");
     }
     for s in &plan.sites {
         out.push_str("      <HAnimSite USE='");
@@ -120,6 +157,11 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
         out.push_str("' containerField='sites'/>\n");
     }
     out.push_str("    </HAnimHumanoid>\n");
+    for segment in plan.meshes.segments.iter().filter(|s| s.joint.is_none()) {
+        for shape in write_node::shapes(Syntax::Xml, segment) {
+            printer.print(&mut out, Syntax::Xml, &shape, 2);
+        }
+    }
     for (clip_index, clip) in plan.clips.iter().enumerate() {
         out.push_str("    <TimeSensor DEF='");
         attr(&mut out, &clip.def);

@@ -35,9 +35,9 @@ pub(super) struct NodeRest {
 
 /// A skin's joints (node indices) and inverse bind matrices (identity when absent).
 #[derive(Debug, Clone)]
-pub(super) struct SkinData {
-    pub(super) joints: Vec<usize>,
-    pub(super) inverse_bind: Vec<DMat4>,
+pub(in crate::formats::gltf) struct SkinData {
+    pub(in crate::formats::gltf) joints: Vec<usize>,
+    pub(in crate::formats::gltf) inverse_bind: Vec<DMat4>,
 }
 
 /// One primitive drawn by one node: its vertices and, when skinned, their influences
@@ -102,7 +102,7 @@ impl Clip {
 
 /// The decoded document.
 #[derive(Debug, Clone)]
-pub(super) struct Scene {
+pub(in crate::formats::gltf) struct Scene {
     /// Each node's parent.
     pub(super) parents: Vec<Option<usize>>,
     /// Every node, parents first.
@@ -110,7 +110,7 @@ pub(super) struct Scene {
     /// Each node's rest transform.
     pub(super) rest: Vec<NodeRest>,
     /// The skins.
-    pub(super) skins: Vec<SkinData>,
+    pub(in crate::formats::gltf) skins: Vec<SkinData>,
     /// The animations, in document order.
     pub(super) clips: Vec<Clip>,
     /// Every primitive a node draws.
@@ -122,7 +122,10 @@ impl Scene {
     ///
     /// # Errors
     /// An accessor cannot be read or has the wrong size; a joint index past its skin's joints.
-    pub(super) fn read(document: &Document, with_draws: bool) -> Result<Scene, Error> {
+    pub(in crate::formats::gltf) fn read(
+        document: &Document,
+        with_draws: bool,
+    ) -> Result<Scene, Error> {
         let nodes = &document.root.nodes;
         let parents = parents_of(nodes);
         let order = parents_first(nodes, &parents);
@@ -152,7 +155,7 @@ impl Scene {
 
     /// Every node's world matrix at rest, with `rotations` (per node) in place of the rest
     /// rotations when given.
-    pub(super) fn rest_worlds(&self, rotations: Option<&[DQuat]>) -> Vec<DMat4> {
+    pub(in crate::formats::gltf) fn rest_worlds(&self, rotations: Option<&[DQuat]>) -> Vec<DMat4> {
         let locals: Vec<DMat4> = self
             .rest
             .iter()
@@ -681,7 +684,7 @@ pub(super) fn vec3s(values: &[f32]) -> Vec<DVec3> {
 ///
 /// # Errors
 /// A set cannot be read, has the wrong length, or names a joint past the skin's `joints`.
-pub(super) fn influences_of(
+pub(in crate::formats::gltf) fn influences_of(
     document: &Document,
     attributes: &super::super::json::Attributes,
     vertices: usize,

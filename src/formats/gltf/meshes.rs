@@ -1,0 +1,566 @@
+//! A document's meshes in the canonical model, placed at the rest pose: what a writer of
+//! another format (H-Anim) needs to write a character's body.
+//!
+//! ## Overview
+//!
+//! Every primitive drawn by a node becomes one [`SkinnedMesh`], vertices in world space with
+//! every node at its rest transform (metres, as glTF):
+//!
+//! - **Skinned** (the node has a skin and the primitive `JOINTS_0`): each vertex is placed by
+//!   exact linear blend skinning at rest, `v' = Σ w_k · W_k · IBM_k · v` (`W_k` the joint's
+//!   rest world matrix, `IBM_k` its inverse bind matrix), normals by the inverse transpose of
+//!   the same blended matrix. Where the bind pose differs from the node rest (Soldier,
+//!   RobotExpressive), the mesh therefore comes out in the rest pose. The weights are divided by
+//!   their sum (as glTF's renderers use them once normalised), and a vertex keeps its four
+//!   largest influences (reported when one had more).
+//! - **Rigid** (no skin): vertices by the node's rest world matrix, every vertex weighted 1 to
+//!   the node's own joint (a writer attaches it to the nearest joint it writes).
+//!
+//! Each mesh's inverse bind matrices are the inverse rest world matrices of its joints, so it
+//! draws unchanged at rest. Triangle strips and fans become triangle lists; a mirroring
+//! node matrix flips the winding back. The base colour, its texture (image bytes from a
+//! buffer view, a `data:` URI or a file beside the input) and `TEXCOORD_n` it reads are kept;
+//! what has no place (morph targets, vertex colours, other UV sets, texture transforms, other
+//! material channels, points and lines) is dropped and reported.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use glam::{DMat4, DVec3};
+use serde_json::Value;
+
+use super::accessor;
+use super::document::Document;
+use super::json::Get;
+use super::rest::scene::{influences_of, Scene};
+use super::uri::{self, Uri};
+use crate::asset::Asset;
+use crate::error::{Diagnostics, Error, Location};
+use crate::model::mesh::{Image, Material, SkinnedMesh};
+use crate::model::skeleton::JointId;
+use crate::pose::bake::{blend, normal_matrix};
+
+/// Vertex data compression this reader cannot decode.
+const COMPRESSION: [&str; 3] = [
+    "KHR_draco_mesh_compression",
+    "EXT_meshopt_compression",
+    "KHR_meshopt_compression",
+];
+
+/// Every primitive of `document` as a mesh at the rest pose of `asset` (read from the same
+/// document: its joints are the document's nodes).
+///
+/// ```
+/// use std::path::Path;
+/// use humanoid::formats::gltf::{self, Document};
+///
+/// let json = br#"{"asset":{"version":"2.0"},
+///   "buffers":[{"byteLength":36,"uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}],
+///   "bufferViews":[{"buffer":0,"byteLength":36}],
+///   "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}],
+///   "meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],
+///   "nodes":[{"name":"root","children":[1],"translation":[0,1,0]},{"name":"prop","mesh":0,"translation":[2,0,0]}]}"#;
+/// let document = Document::from_slice(json, Path::new("prop.gltf"), None)?;
+/// let asset = gltf::humanoid::asset_from_document(&document)?.asset;
+/// let mut notes = humanoid::Diagnostics::new();
+/// let meshes = gltf::meshes::rest_meshes(&document, &asset, &mut notes)?;
+/// assert_eq!(meshes[0].positions, [[2.0, 1.0, 0.0], [3.0, 1.0, 0.0], [2.0, 2.0, 0.0]]);
+/// assert_eq!(meshes[0].joints_used, [asset.skeleton.find("prop").unwrap()]);
+/// # Ok::<(), humanoid::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Invalid`] with a JSON pointer when an accessor cannot be read, has the wrong size
+/// or names a joint its skin lacks, or an index is past the primitive's vertices.
+pub fn rest_meshes(
+    document: &Document,
+    asset: &Asset,
+    diagnostics: &mut Diagnostics,
+) -> Result<Vec<SkinnedMesh>, Error> {
+    let scene = Scene::read(document, false)?;
+    let worlds = scene.rest_worlds(None);
+    let mut joint_of: HashMap<usize, JointId> = HashMap::new();
+    for joint in asset.skeleton.joints() {
+        joint_of.insert(asset.source_index(joint), joint);
+    }
+    let mut images: HashMap<usize, Option<Image>> = HashMap::new();
+    let mut dropped = Dropped::default();
+    let mut out = Vec::new();
+    let root = &document.root;
+    for (n, node) in root.nodes.iter().enumerate() {
+        let Some(m) = node.mesh else { continue };
+        let Some(mesh) = root.get(m) else { continue };
+        let skin = node
+            .skin
+            .and_then(|s| Some((s.as_usize(), scene.skins.get(s.as_usize())?)));
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            let here = format!("/meshes/{m}/primitives/{p}");
+            let compressed = primitive
+                .other
+                .get("extensions")
+                .and_then(Value::as_object)
+                .is_some_and(|e| COMPRESSION.iter().any(|c| e.contains_key(*c)));
+            let mode = primitive.mode.unwrap_or(4);
+            if compressed || !matches!(mode, 4..=6) {
+                dropped.primitives += 1;
+                continue;
+            }
+            let Some(position) = primitive.attributes.get("POSITION") else {
+                continue;
+            };
+            let local = vec3s(&accessor::read_f32(document, position)?);
+            let count = local.len();
+            let invalid = |message: String| {
+                Error::invalid(
+                    document.path(),
+                    Location::JsonPointer(here.clone()),
+                    message,
+                )
+            };
+            let indices = match primitive.indices {
+                Some(i) => accessor::read_u32(document, i)?,
+                None => (0..u32::try_from(count)
+                    .map_err(|_| invalid("too many vertices".into()))?)
+                    .collect(),
+            };
+            if let Some(bad) = indices.iter().find(|i| **i as usize >= count) {
+                return Err(invalid(format!(
+                    "index {bad} is not one of the primitive's {count} vertices"
+                )));
+            }
+            let mut triangles = triangle_list(&indices, mode);
+            let normals_local = match primitive.attributes.get("NORMAL") {
+                Some(a) => {
+                    Some(vec3s(&accessor::read_f32(document, a)?)).filter(|v| v.len() == count)
+                }
+                None => None,
+            };
+            let material = primitive
+                .material
+                .map(|i| material(document, i.as_usize(), &mut images, &mut dropped));
+            let uv_set = material.as_ref().map_or(0, |(_, set)| *set);
+            let uvs = match primitive.attributes.get(&format!("TEXCOORD_{uv_set}")) {
+                Some(a) => accessor::read_f32(document, a)?
+                    .chunks_exact(2)
+                    .map(|c| [c[0], c[1]])
+                    .collect::<Vec<_>>(),
+                None => Vec::new(),
+            };
+            let uvs = if uvs.len() == count { uvs } else { Vec::new() };
+            for (semantic, _) in primitive.attributes.iter() {
+                let kept = matches!(semantic, "POSITION" | "NORMAL")
+                    || semantic.starts_with("JOINTS_")
+                    || semantic.starts_with("WEIGHTS_")
+                    || semantic == format!("TEXCOORD_{uv_set}");
+                if !kept {
+                    *dropped.attributes.entry(semantic.to_owned()).or_default() += 1;
+                }
+            }
+            if !primitive.targets.is_empty() {
+                dropped.morph_targets += primitive.targets.len();
+            }
+            let influences = match skin {
+                Some((s, data)) => {
+                    influences_of(document, &primitive.attributes, count, data.joints.len(), s)?
+                }
+                None => Vec::new(),
+            };
+            let name = mesh
+                .name
+                .clone()
+                .or_else(|| node.name.clone())
+                .unwrap_or_else(|| format!("mesh{}", m.as_usize()));
+            let name = if mesh.primitives.len() > 1 {
+                format!("{name}_{p}")
+            } else {
+                name
+            };
+            let mut built = SkinnedMesh {
+                name,
+                uvs,
+                material: material.map(|(m, _)| m),
+                ..SkinnedMesh::default()
+            };
+            match skin.filter(|_| !influences.is_empty()) {
+                Some((_, data)) => {
+                    let matrices: Vec<DMat4> = data
+                        .joints
+                        .iter()
+                        .zip(&data.inverse_bind)
+                        .map(|(j, ibm)| worlds.get(*j).copied().unwrap_or(DMat4::IDENTITY) * *ibm)
+                        .collect();
+                    let mut slots: HashMap<usize, u16> = HashMap::new();
+                    for (v, (point, list)) in local.iter().zip(&influences).enumerate() {
+                        let mut list = list.clone();
+                        let sum: f64 = list.iter().map(|(_, w)| w).sum();
+                        if list.len() > 4 {
+                            dropped.influences += 1;
+                        }
+                        if sum <= 0.0 || !sum.is_finite() {
+                            dropped.unweighted += 1;
+                            list = vec![(0, 1.0)];
+                        } else {
+                            for (_, w) in &mut list {
+                                *w /= sum;
+                            }
+                        }
+                        let m = blend(&matrices, &list).unwrap_or(DMat4::IDENTITY);
+                        built
+                            .positions
+                            .push(m.transform_point3(*point).as_vec3().to_array());
+                        if let Some(normal) = normals_local.as_ref().and_then(|n| n.get(v)) {
+                            built.normals.push(carry_normal(m, *normal));
+                        }
+                        list.sort_by(|a, b| b.1.total_cmp(&a.1));
+                        list.truncate(4);
+                        let kept: f64 = list.iter().map(|(_, w)| w).sum();
+                        let mut joints = [0u16; 4];
+                        let mut weights = [0f32; 4];
+                        for (k, (skin_joint, w)) in list.iter().enumerate() {
+                            let next = slots.len();
+                            let slot = *slots
+                                .entry(*skin_joint)
+                                .or_insert_with(|| u16::try_from(next).unwrap_or(u16::MAX));
+                            if let (Some(j), Some(wk)) = (joints.get_mut(k), weights.get_mut(k)) {
+                                *j = slot;
+                                *wk = (w / kept) as f32;
+                            }
+                        }
+                        built.joints.push(joints);
+                        built.weights.push(weights);
+                    }
+                    let mut used: Vec<(u16, usize)> = slots
+                        .iter()
+                        .map(|(skin_joint, slot)| (*slot, *skin_joint))
+                        .collect();
+                    used.sort_unstable();
+                    for (_, skin_joint) in used {
+                        let node = data.joints.get(skin_joint).copied().unwrap_or(0);
+                        let joint = joint_of.get(&node).copied().ok_or_else(|| {
+                            invalid(format!("skin joint node {node} is not in the skeleton"))
+                        })?;
+                        built.joints_used.push(joint);
+                        built.inverse_bind.push(
+                            worlds
+                                .get(node)
+                                .copied()
+                                .unwrap_or(DMat4::IDENTITY)
+                                .inverse()
+                                .as_mat4(),
+                        );
+                    }
+                }
+                None => {
+                    let m = worlds.get(n).copied().unwrap_or(DMat4::IDENTITY);
+                    built.positions = local
+                        .iter()
+                        .map(|p| m.transform_point3(*p).as_vec3().to_array())
+                        .collect();
+                    if let Some(normals) = &normals_local {
+                        built.normals = normals.iter().map(|v| carry_normal(m, *v)).collect();
+                    }
+                    if m.determinant() < 0.0 {
+                        for t in triangles.chunks_exact_mut(3) {
+                            t.swap(1, 2);
+                        }
+                    }
+                    let joint = joint_of
+                        .get(&n)
+                        .copied()
+                        .ok_or_else(|| invalid(format!("node {n} is not in the skeleton")))?;
+                    built.joints = vec![[0; 4]; count];
+                    built.weights = vec![[1.0, 0.0, 0.0, 0.0]; count];
+                    built.joints_used = vec![joint];
+                    built.inverse_bind = vec![m.inverse().as_mat4()];
+                }
+            }
+            built.indices = triangles;
+            out.push(built);
+        }
+    }
+    dropped.report(diagnostics);
+    Ok(out)
+}
+
+/// What was dropped, counted for one report each.
+#[derive(Default)]
+struct Dropped {
+    primitives: usize,
+    attributes: std::collections::BTreeMap<String, usize>,
+    morph_targets: usize,
+    influences: usize,
+    unweighted: usize,
+    material_parts: std::collections::BTreeSet<String>,
+}
+
+impl Dropped {
+    fn report(self, diagnostics: &mut Diagnostics) {
+        if self.primitives > 0 {
+            diagnostics.warn(
+                "MESH_PRIMITIVES_DROPPED",
+                "",
+                format!(
+                    "{} primitive(s) of points or lines, or with compressed vertex data: not carried",
+                    self.primitives
+                ),
+            );
+        }
+        if !self.attributes.is_empty() {
+            let list: Vec<String> = self
+                .attributes
+                .iter()
+                .map(|(s, n)| format!("{s} ({n})"))
+                .collect();
+            diagnostics.warn(
+                "MESH_ATTRIBUTES_DROPPED",
+                "",
+                format!("vertex attributes not carried: {}", list.join(", ")),
+            );
+        }
+        if self.morph_targets > 0 {
+            diagnostics.warn(
+                "MESH_MORPH_TARGETS_DROPPED",
+                "",
+                format!(
+                    "{} morph target(s) not carried (the base shape is)",
+                    self.morph_targets
+                ),
+            );
+        }
+        if self.influences > 0 {
+            diagnostics.warn(
+                "MESH_INFLUENCES_TRUNCATED",
+                "",
+                format!(
+                    "{} vertices have more than 4 joint influences: the 4 largest are kept, scaled to sum to 1 (the rest pose places them with all)",
+                    self.influences
+                ),
+            );
+        }
+        if self.unweighted > 0 {
+            diagnostics.warn(
+                "MESH_UNWEIGHTED",
+                "",
+                format!(
+                    "{} skinned vertices have no weight: they follow the skin's first joint",
+                    self.unweighted
+                ),
+            );
+        }
+        if !self.material_parts.is_empty() {
+            let list: Vec<&str> = self.material_parts.iter().map(String::as_str).collect();
+            diagnostics.warn(
+                "MESH_MATERIAL_SIMPLIFIED",
+                "",
+                format!(
+                    "materials keep their base colour and its texture; not carried: {}",
+                    list.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+/// Flat `[x, y, z, ...]` as vectors.
+fn vec3s(values: &[f32]) -> Vec<DVec3> {
+    values
+        .chunks_exact(3)
+        .map(|c| DVec3::new(f64::from(c[0]), f64::from(c[1]), f64::from(c[2])))
+        .collect()
+}
+
+/// A normal carried by `m` (inverse transpose), unit length (+Y when degenerate).
+fn carry_normal(m: DMat4, n: DVec3) -> [f32; 3] {
+    normal_matrix(m)
+        .map_or(n, |nm| nm * n)
+        .try_normalize()
+        .unwrap_or(DVec3::Y)
+        .as_vec3()
+        .to_array()
+}
+
+/// Triangles (a list) from indices drawn in `mode` (4 list, 5 strip, 6 fan).
+fn triangle_list(indices: &[u32], mode: u32) -> Vec<u32> {
+    match mode {
+        5 => {
+            let mut out = Vec::with_capacity(indices.len().saturating_sub(2) * 3);
+            for (i, w) in indices.windows(3).enumerate() {
+                if let &[a, b, c] = w {
+                    if i % 2 == 0 {
+                        out.extend([a, b, c]);
+                    } else {
+                        out.extend([b, a, c]);
+                    }
+                }
+            }
+            out
+        }
+        6 => {
+            let mut out = Vec::with_capacity(indices.len().saturating_sub(2) * 3);
+            if let [first, rest @ ..] = indices {
+                for w in rest.windows(2) {
+                    if let &[b, c] = w {
+                        out.extend([*first, b, c]);
+                    }
+                }
+            }
+            out
+        }
+        _ => indices.chunks_exact(3).flatten().copied().collect(),
+    }
+}
+
+/// Material `index` (its base colour, texture, sides) and the UV set its texture reads.
+fn material(
+    document: &Document,
+    index: usize,
+    images: &mut HashMap<usize, Option<Image>>,
+    dropped: &mut Dropped,
+) -> (Material, usize) {
+    let Some(json) = document
+        .root
+        .other
+        .get("materials")
+        .and_then(|m| m.get(index))
+    else {
+        return (Material::default(), 0);
+    };
+    let pbr = json.get("pbrMetallicRoughness");
+    let mut base_color = [1.0f32; 4];
+    if let Some(factor) = pbr
+        .and_then(|p| p.get("baseColorFactor"))
+        .and_then(Value::as_array)
+    {
+        for (slot, v) in base_color.iter_mut().zip(factor) {
+            *slot = v.as_f64().unwrap_or(1.0) as f32;
+        }
+    }
+    let texture_info = pbr.and_then(|p| p.get("baseColorTexture"));
+    let set = texture_info
+        .and_then(|t| t.get("texCoord"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0) as usize;
+    if texture_info
+        .and_then(|t| t.get("extensions"))
+        .and_then(|e| e.get("KHR_texture_transform"))
+        .is_some()
+    {
+        dropped
+            .material_parts
+            .insert("KHR_texture_transform".into());
+    }
+    for part in [
+        "normalTexture",
+        "occlusionTexture",
+        "emissiveTexture",
+        "emissiveFactor",
+    ] {
+        if json.get(part).is_some() {
+            dropped.material_parts.insert(part.into());
+        }
+    }
+    if pbr
+        .and_then(|p| p.get("metallicRoughnessTexture"))
+        .is_some()
+    {
+        dropped
+            .material_parts
+            .insert("metallicRoughnessTexture".into());
+    }
+    let image = texture_info
+        .and_then(|t| t.get("index"))
+        .and_then(Value::as_u64)
+        .and_then(|t| {
+            document
+                .root
+                .other
+                .get("textures")?
+                .get(usize::try_from(t).ok()?)?
+                .get("source")?
+                .as_u64()
+        })
+        .and_then(|source| usize::try_from(source).ok())
+        .and_then(|source| {
+            images
+                .entry(source)
+                .or_insert_with(|| image(document, source))
+                .clone()
+        });
+    if texture_info.is_some() && image.is_none() {
+        dropped
+            .material_parts
+            .insert("a base colour texture whose image cannot be read".into());
+    }
+    (
+        Material {
+            name: json
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            base_color,
+            base_color_texture: image,
+            double_sided: json
+                .get("doubleSided")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        },
+        set,
+    )
+}
+
+/// Image `index`'s bytes (from a buffer view, a `data:` URI or a file beside the input).
+fn image(document: &Document, index: usize) -> Option<Image> {
+    let json = document.root.images.get(index)?;
+    let name = json.name.clone();
+    let (bytes, mime_type, name) = match (&json.uri, json.buffer_view) {
+        (_, Some(view)) => (
+            document.buffer_view(view).ok()?.to_vec(),
+            json.mime_type.clone()?,
+            name.unwrap_or_else(|| format!("image{index}")),
+        ),
+        (Some(text), None) => match uri::parse(text).ok()? {
+            Uri::Data { mime_type, bytes } => (
+                bytes,
+                json.mime_type.clone().unwrap_or(mime_type),
+                name.unwrap_or_else(|| format!("image{index}")),
+            ),
+            Uri::Relative(path) => {
+                let file = uri::resolve(document.base_dir()?, &path).ok()?;
+                let bytes = std::fs::read(file).ok()?;
+                let mime = json
+                    .mime_type
+                    .clone()
+                    .or_else(|| uri::image_mime_type(&path).map(str::to_owned))?;
+                let file_name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+                (bytes, mime, name.unwrap_or(file_name))
+            }
+        },
+        (None, None) => return None,
+    };
+    Some(Image {
+        name,
+        mime_type,
+        bytes: Arc::from(bytes),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_and_fans_become_lists() {
+        assert_eq!(triangle_list(&[0, 1, 2, 3], 5), [0, 1, 2, 2, 1, 3]);
+        assert_eq!(triangle_list(&[0, 1, 2, 3], 6), [0, 1, 2, 0, 2, 3]);
+        assert_eq!(triangle_list(&[0, 1, 2, 3, 4], 4), [0, 1, 2]);
+    }
+
+    #[test]
+    fn a_normal_follows_the_inverse_transpose() {
+        let m = DMat4::from_scale(DVec3::new(2.0, 1.0, 1.0));
+        let n = carry_normal(m, DVec3::new(1.0, 1.0, 0.0));
+        let expected = DVec3::new(0.5, 1.0, 0.0).normalize();
+        assert!((DVec3::from_array(n.map(f64::from)) - expected).length() < 1e-6);
+    }
+}

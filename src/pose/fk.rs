@@ -32,18 +32,27 @@
 
 use glam::{Mat4, Quat, Vec3};
 
-use crate::model::clip::{Clip, Property, Track, TrackTarget};
+use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::skeleton::{JointId, Skeleton};
-use crate::pose::sample::Cursor;
+use crate::pose::sample::{locate, Cursor, KeyPosition, Keyframes};
 use crate::pose::trs::Trs;
 
-/// One track bound to a joint, with its playback cursor.
+/// One track bound to a joint: its keys, and the time array group it locates in.
 #[derive(Clone)]
 struct Bound<'a> {
     joint: usize,
     property: Property,
-    track: &'a Track,
+    keys: Keyframes<'a>,
+    group: usize,
+}
+
+/// Tracks that share one time array (the usual case: a glTF sampler's input accessor, or a
+/// generated clip) locate each time once, with one cursor.
+#[derive(Clone)]
+struct TimeGroup<'a> {
+    times: &'a [f32],
     cursor: Cursor,
+    position: KeyPosition,
 }
 
 /// Evaluates a clip's pose on a skeleton at any time.
@@ -56,6 +65,10 @@ struct Bound<'a> {
 pub struct Sampler<'a> {
     skeleton: &'a Skeleton,
     tracks: Vec<Bound<'a>>,
+    groups: Vec<TimeGroup<'a>>,
+    /// Per joint, its parent's index (`usize::MAX` for a root): checked once here, so that
+    /// composing needs no `Option`s.
+    parents: Vec<usize>,
     locals: Vec<Trs>,
     rotations: Vec<Quat>,
 }
@@ -64,6 +77,7 @@ impl<'a> Sampler<'a> {
     /// Binds the joint tracks of `clip` to `skeleton` (tracks of other targets, and morph
     /// weights, play no part in the pose).
     pub fn new(skeleton: &'a Skeleton, clip: &'a Clip) -> Sampler<'a> {
+        let mut groups: Vec<TimeGroup<'a>> = Vec::new();
         let tracks = clip
             .tracks()
             .iter()
@@ -71,68 +85,100 @@ impl<'a> Sampler<'a> {
                 (TrackTarget::Joint(joint), property)
                     if skeleton.contains(joint) && !matches!(property, Property::Weights(_)) =>
                 {
+                    let times = track.times();
+                    let group = match groups.iter().position(|g| g.times == times) {
+                        Some(group) => group,
+                        None => {
+                            groups.push(TimeGroup {
+                                times,
+                                cursor: Cursor::default(),
+                                position: KeyPosition::BeforeFirst,
+                            });
+                            groups.len() - 1
+                        }
+                    };
                     Some(Bound {
                         joint: joint.index(),
                         property,
-                        track,
-                        cursor: Cursor::default(),
+                        keys: track.keyframes(),
+                        group,
                     })
                 }
                 _ => None,
             })
             .collect();
         let mut sampler = Sampler {
-            skeleton,
             tracks,
-            locals: skeleton.rest_locals().to_vec(),
-            rotations: vec![Quat::IDENTITY; skeleton.len()],
+            groups,
+            ..Sampler::at_rest(skeleton)
         };
         sampler.compose();
         sampler
     }
 
-    /// A sampler at rest (no clip).
-    pub fn rest(skeleton: &'a Skeleton) -> Sampler<'a> {
-        let mut sampler = Sampler {
+    fn at_rest(skeleton: &'a Skeleton) -> Sampler<'a> {
+        let count = skeleton.len();
+        let parents = skeleton
+            .parents()
+            .iter()
+            .enumerate()
+            .map(|(i, parent)| match parent {
+                Some(p) if p.index() < i => p.index(),
+                _ => usize::MAX,
+            })
+            .collect();
+        Sampler {
             skeleton,
             tracks: Vec::new(),
+            groups: Vec::new(),
+            parents,
             locals: skeleton.rest_locals().to_vec(),
-            rotations: vec![Quat::IDENTITY; skeleton.len()],
-        };
+            rotations: vec![Quat::IDENTITY; count],
+        }
+    }
+
+    /// A sampler at rest (no clip).
+    pub fn rest(skeleton: &'a Skeleton) -> Sampler<'a> {
+        let mut sampler = Sampler::at_rest(skeleton);
         sampler.compose();
         sampler
     }
 
     /// Poses the skeleton at time `t` (clamped to each track's keys).
     pub fn evaluate(&mut self, t: f32) {
+        for group in &mut self.groups {
+            group.position = locate(group.times, t, &mut group.cursor);
+        }
         // Joints without tracks stay at rest; each animated property starts from its rest
         // value (what a track that cannot answer leaves), so nothing of an earlier time stays.
         let rest = self.skeleton.rest_locals();
-        for bound in &mut self.tracks {
-            let (Some(local), Some(rest)) =
-                (self.locals.get_mut(bound.joint), rest.get(bound.joint))
-            else {
+        for bound in &self.tracks {
+            let (Some(local), Some(rest), Some(group)) = (
+                self.locals.get_mut(bound.joint),
+                rest.get(bound.joint),
+                self.groups.get(bound.group),
+            ) else {
                 continue;
             };
+            let position = group.position;
             match bound.property {
                 Property::Rotation => {
-                    let mut q = rest.rotation.to_array();
-                    bound.track.sample_with(t, &mut bound.cursor, &mut q);
-                    let q = Quat::from_array(q);
-                    local.rotation = if q.length_squared() > 0.0 {
-                        q.normalize()
+                    let q = bound.keys.rotation_at(position, rest.rotation);
+                    let length_squared = q.length_squared();
+                    local.rotation = if length_squared > 0.0 {
+                        q * length_squared.sqrt().recip()
                     } else {
                         Quat::IDENTITY
                     };
                 }
                 Property::Translation => {
                     let mut v = rest.translation.to_array();
-                    bound.track.sample_with(t, &mut bound.cursor, &mut v);
+                    bound.keys.sample_at(position, &mut v);
                     local.translation = Vec3::from_array(v);
                 }
                 Property::Scale => {
                     let mut v = rest.scale.to_array();
-                    bound.track.sample_with(t, &mut bound.cursor, &mut v);
+                    bound.keys.sample_at(position, &mut v);
                     local.scale = Vec3::from_array(v);
                 }
                 Property::Weights(_) => {}
@@ -142,15 +188,14 @@ impl<'a> Sampler<'a> {
     }
 
     fn compose(&mut self) {
-        let parents = self.skeleton.parents();
-        for i in 0..self.locals.len() {
+        // Parents come before their children (a skeleton's order), so each parent's world
+        // rotation is ready when its children need it.
+        for i in 0..self.rotations.len() {
             let local = self.locals.get(i).map_or(Quat::IDENTITY, |l| l.rotation);
-            let parent = parents
-                .get(i)
-                .copied()
-                .flatten()
-                .and_then(|p| self.rotations.get(p.index()).copied())
-                .unwrap_or(Quat::IDENTITY);
+            let parent = match self.parents.get(i) {
+                Some(&p) => self.rotations.get(p).copied().unwrap_or(Quat::IDENTITY),
+                None => Quat::IDENTITY,
+            };
             if let Some(world) = self.rotations.get_mut(i) {
                 *world = parent * local;
             }
@@ -205,13 +250,7 @@ impl<'a> Sampler<'a> {
     /// Every key time of the bound tracks, sorted, without duplicates. Tracks that share one
     /// time array (the usual case) are merged once.
     pub fn key_times(&self) -> Vec<f32> {
-        let mut distinct: Vec<&[f32]> = Vec::new();
-        for bound in &self.tracks {
-            let times = bound.track.times();
-            if !distinct.contains(&times) {
-                distinct.push(times);
-            }
-        }
+        let distinct: Vec<&[f32]> = self.groups.iter().map(|g| g.times).collect();
         let mut times: Vec<f32> = match distinct.as_slice() {
             [only] => only.to_vec(),
             many => many.iter().flat_map(|t| t.iter().copied()).collect(),

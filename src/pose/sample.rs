@@ -215,10 +215,8 @@ pub fn linear(v_k: &[f32], v_k1: &[f32], s: f32, out: &mut [f32]) {
 ///
 /// `slerp(q_k, q_{k+1}, s) = a · q_k + b · q'_{k+1}` with `q' = ±q_{k+1}` chosen so that
 /// `q_k · q' ≥ 0` (q and −q are the same rotation; the sign flip takes the short way round),
-/// `θ` the angle between them, `a = sin((1 − s)θ) / sin θ` and `b = sin(sθ) / sin θ`.
-/// The angle is computed as `2·atan2(|q_k − q'|, |q_k + q'|)`, which stays accurate for nearly
-/// equal rotations where `acos(dot)` does not; below an angle of 1e-6 the weights become the
-/// linear ones. The result is normalised.
+/// `θ` the angle between them, `a = sin((1 − s)θ) / sin θ` and `b = sin(sθ) / sin θ`. The
+/// result is normalised. See [`slerp_weights`] for how the weights are computed.
 ///
 /// ```
 /// use glam::Quat;
@@ -227,18 +225,78 @@ pub fn linear(v_k: &[f32], v_k1: &[f32], s: f32, out: &mut [f32]) {
 /// assert!(q.dot(Quat::from_rotation_y(0.25)).abs() > 1.0 - 1e-6);
 /// ```
 pub fn slerp(q_k: Quat, q_k1: Quat, s: f32) -> Quat {
-    let q_k1 = if q_k.dot(q_k1) < 0.0 { -q_k1 } else { q_k1 };
-    let theta = 2.0 * (q_k - q_k1).length().atan2((q_k + q_k1).length());
-    let sin_theta = theta.sin();
-    let (a, b) = if sin_theta.abs() < 1e-6 {
-        (1.0 - s, s)
-    } else {
-        (
-            ((1.0 - s) * theta).sin() / sin_theta,
-            (s * theta).sin() / sin_theta,
-        )
-    };
+    let (a, b) = slerp_weights(q_k.dot(q_k1), s);
     (q_k * a + q_k1 * b).normalize()
+}
+
+/// `cos θ` above which [`slerp_weights`] uses its series (θ below 0.75 rad, a rotation of
+/// 1.5 rad between the keys): there eight terms are exact to 2e-9, under `f32` rounding.
+const SERIES_MIN_COS: f32 = 0.731_688_9; // cos(0.75)
+
+/// The series' coefficients `u_i = 1 / (i (2i + 1))` and `v_i = i / (2i + 1)`, i = 1..=8.
+const SERIES_U: [f32; 8] = [
+    1.0 / 3.0,
+    1.0 / 10.0,
+    1.0 / 21.0,
+    1.0 / 36.0,
+    1.0 / 55.0,
+    1.0 / 78.0,
+    1.0 / 105.0,
+    1.0 / 136.0,
+];
+const SERIES_V: [f32; 8] = [
+    1.0 / 3.0,
+    2.0 / 5.0,
+    3.0 / 7.0,
+    4.0 / 9.0,
+    5.0 / 11.0,
+    6.0 / 13.0,
+    7.0 / 15.0,
+    8.0 / 17.0,
+];
+
+/// The slerp weights `(a, b)` for two quaternions whose dot product is `dot`, at the fraction
+/// `s`: `slerp = a · q_k + b · q_{k+1}` (before normalising). `b` carries the sign that takes
+/// the shorter arc (negative when `dot < 0`).
+///
+/// With `x = |dot| = cos θ` (clamped to 1):
+///
+/// - for `θ < 0.75` rad (`x > cos 0.75`, which keys of any sampled motion are), no
+///   trigonometry: `sin(sθ) / sin θ` is a polynomial in `x − 1` (Eberly, *A Fast and Accurate
+///   Algorithm for Computing SLERP*, 2011), evaluated as
+///   `s · (1 + b_1 (1 + b_2 (1 + … (1 + b_8))))` with `b_i = (u_i s² − v_i)(x − 1)`; the eight
+///   terms are exact to 2e-9 there, so it is accurate for nearly equal rotations where
+///   `acos(dot)` loses digits;
+/// - otherwise `θ = acos x` (accurate away from `x = 1`), `b = sin(sθ) / sin θ` and
+///   `a = cos(sθ) − x · b` (one `sin_cos`: `sin((1 − s)θ) = sin θ cos sθ − cos θ sin sθ`).
+///
+/// ```
+/// use humanoid::pose::sample::slerp_weights;
+/// // A quarter turn (θ = 45° between the quaternions), halfway: both weights are
+/// // sin(22.5°) / sin(45°).
+/// let (a, b) = slerp_weights(std::f32::consts::FRAC_1_SQRT_2, 0.5);
+/// assert!((a - 0.541_196_1).abs() < 1e-6 && (b - 0.541_196_1).abs() < 1e-6);
+/// ```
+pub fn slerp_weights(dot: f32, s: f32) -> (f32, f32) {
+    let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+    let x = (dot * sign).min(1.0);
+    if x > SERIES_MIN_COS {
+        let xm1 = x - 1.0;
+        let r = 1.0 - s;
+        let (s2, r2) = (s * s, r * r);
+        let (mut b, mut a) = (1.0f32, 1.0f32);
+        for (u, v) in SERIES_U.iter().zip(&SERIES_V).rev() {
+            b = 1.0 + (u * s2 - v) * xm1 * b;
+            a = 1.0 + (u * r2 - v) * xm1 * a;
+        }
+        (r * a, sign * s * b)
+    } else {
+        let theta = x.acos();
+        let sin_theta = (1.0 - x * x).sqrt();
+        let (sin_s, cos_s) = (s * theta).sin_cos();
+        let b = sin_s / sin_theta;
+        (cos_s - x * b, sign * b)
+    }
 }
 
 /// glTF CUBICSPLINE (Appendix C): the cubic Hermite spline between key `k` and key `k + 1`,
@@ -328,7 +386,13 @@ impl<'a> Keyframes<'a> {
     /// Samples the curve at `t` into `out` (which should hold `components` values; extra
     /// entries are left alone, missing ones are not written). Clamped outside the keys.
     pub fn sample(&self, t: f32, cursor: &mut Cursor, out: &mut [f32]) {
-        let (k, s) = match locate(self.times, t, cursor) {
+        self.sample_at(locate(self.times, t, cursor), out);
+    }
+
+    /// As [`Keyframes::sample`], at a position that [`locate`] found among these keys' times
+    /// (curves that share one time array locate a time once for all of them).
+    pub fn sample_at(&self, position: KeyPosition, out: &mut [f32]) {
+        let (k, s) = match position {
             KeyPosition::BeforeFirst => return self.write_key(0, out),
             KeyPosition::AfterLast => {
                 return self.write_key(self.times.len().saturating_sub(1), out)
@@ -360,6 +424,42 @@ impl<'a> Keyframes<'a> {
                         write_quat(q.normalize(), out);
                     }
                 }
+            }
+        }
+    }
+
+    /// The rotation of a 4-component curve at `position` (found by [`locate`] among these
+    /// keys' times), **not normalised**: the stored key on a key or outside the keys, the
+    /// slerp blend `a · q_k + b · q_{k+1}` between LINEAR keys, the spline normalised for
+    /// CUBICSPLINE. What the curve cannot answer (too few components or values) comes from
+    /// `default`, as [`Keyframes::sample`] leaves the output components it cannot compute.
+    pub(crate) fn rotation_at(&self, position: KeyPosition, default: Quat) -> Quat {
+        let key = |k: usize| {
+            let start = k.checked_mul(4)?;
+            quat(self.values.get(start..)?)
+        };
+        match (self.interpolation, position) {
+            (Interpolation::Linear, KeyPosition::Between(k, s)) if self.components == 4 => {
+                match (key(k), k.checked_add(1).and_then(key)) {
+                    (Some(q_k), Some(q_k1)) => {
+                        let (a, b) = slerp_weights(q_k.dot(q_k1), s);
+                        q_k * a + q_k1 * b
+                    }
+                    _ => default,
+                }
+            }
+            (Interpolation::Step | Interpolation::Linear, _) if self.components == 4 => {
+                let k = match position {
+                    KeyPosition::BeforeFirst => 0,
+                    KeyPosition::AfterLast => self.times.len().saturating_sub(1),
+                    KeyPosition::Exact(k) | KeyPosition::Between(k, _) => k,
+                };
+                key(k).unwrap_or(default)
+            }
+            _ => {
+                let mut out = default.to_array();
+                self.sample_at(position, &mut out);
+                Quat::from_array(out)
             }
         }
     }
@@ -581,6 +681,100 @@ mod tests {
         let b = Quat::from_rotation_z(2.0);
         assert_quat_eq(slerp(a, b, 0.0), a, 1e-7);
         assert_quat_eq(slerp(a, b, 1.0), b, 1e-7);
+    }
+
+    /// Slerp in `f64`, written independently of [`slerp_weights`]: the angle from
+    /// `2·atan2(|a − b|, |a + b|)` (accurate for nearly equal rotations), the weights from
+    /// three sines, normalised.
+    fn reference_slerp(a: Quat, b: Quat, s: f64) -> glam::DQuat {
+        let a = a.as_dquat();
+        let b = b.as_dquat();
+        let b = if a.dot(b) < 0.0 { -b } else { b };
+        let theta = 2.0 * (a - b).length().atan2((a + b).length());
+        let (wa, wb) = if theta < 1e-12 {
+            (1.0 - s, s)
+        } else {
+            (
+                ((1.0 - s) * theta).sin() / theta.sin(),
+                (s * theta).sin() / theta.sin(),
+            )
+        };
+        (a * wa + b * wb).normalize()
+    }
+
+    #[track_caller]
+    fn assert_matches_reference(a: Quat, b: Quat, s: f32) {
+        let got = slerp(a, b, s).as_dquat();
+        let expected = reference_slerp(a, b, f64::from(s));
+        // Same sign convention (a's hemisphere), so compare components, to f32 rounding.
+        let error = (got - expected).length();
+        assert!(
+            error < 4e-7,
+            "slerp({a:?}, {b:?}, {s}) = {got:?}, expected {expected:?} (error {error:e})"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn slerp_matches_an_f64_reference(
+            a in proptest::array::uniform4(-1.0f32..1.0),
+            b in proptest::array::uniform4(-1.0f32..1.0),
+            s in 0.0f32..=1.0,
+        ) {
+            let (a, b) = (Quat::from_array(a), Quat::from_array(b));
+            proptest::prop_assume!(a.length() > 0.1 && b.length() > 0.1);
+            assert_matches_reference(a.normalize(), b.normalize(), s);
+        }
+
+        #[test]
+        fn slerp_matches_the_reference_for_near_parallel_and_opposite_pairs(
+            a in proptest::array::uniform4(-1.0f32..1.0),
+            axis in proptest::array::uniform3(-1.0f32..1.0),
+            angle_exponent in -7.0f32..0.3,
+            opposite: bool,
+            s in 0.0f32..=1.0,
+        ) {
+            let (a, axis) = (Quat::from_array(a), glam::Vec3::from_array(axis));
+            proptest::prop_assume!(a.length() > 0.1 && axis.length() > 0.1);
+            // b is a turned by 10^e rad (1e-7 to 2 rad): nearly the same rotation, and, as
+            // −b, nearly the opposite quaternion; the angles around 0.75 rad meet both branches
+            // of slerp_weights.
+            let a = a.normalize();
+            let b = (a * Quat::from_axis_angle(axis.normalize(), 10f32.powf(angle_exponent)))
+                .normalize();
+            assert_matches_reference(a, if opposite { -b } else { b }, s);
+        }
+    }
+
+    #[test]
+    fn slerp_weights_cover_both_branches_at_the_switch() {
+        // Just above and below the series' limit, and at the end points.
+        for x in [0.0, 0.5, 0.7316, 0.7317, 0.999_999, 1.0] {
+            for s in [0.0, 0.1, 0.5, 0.9, 1.0] {
+                let (a, b) = slerp_weights(x, s);
+                let theta = f64::from(x).acos();
+                let (ea, eb) = if theta == 0.0 {
+                    (1.0 - f64::from(s), f64::from(s))
+                } else {
+                    (
+                        ((1.0 - f64::from(s)) * theta).sin() / theta.sin(),
+                        (f64::from(s) * theta).sin() / theta.sin(),
+                    )
+                };
+                assert!(
+                    (f64::from(a) - ea).abs() < 3e-7,
+                    "x {x} s {s}: a {a} vs {ea}"
+                );
+                assert!(
+                    (f64::from(b) - eb).abs() < 3e-7,
+                    "x {x} s {s}: b {b} vs {eb}"
+                );
+                if x > 0.0 {
+                    let (na, nb) = slerp_weights(-x, s);
+                    assert_eq!((na, nb), (a, -b), "x {x}: the short way is b's sign");
+                }
+            }
+        }
     }
 
     #[test]

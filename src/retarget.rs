@@ -257,8 +257,9 @@ pub fn bake(
     let joints: Vec<(HumanBone, crate::model::skeleton::JointId)> = humanoid.bones.iter().collect();
     let hips = humanoid.bones.get(HumanBone::Hips);
     // The output, written in place: one rotation list per joint (x, y, z, w per key) and the
-    // hips' path (x, y, z per key).
-    let mut rotations: Vec<Vec<f32>> = vec![vec![0.0; times.len() * 4]; joints.len()];
+    // hips' path (x, y, z per key). Each list is its own zeroed allocation (fresh pages that
+    // the threads fault in as they write, in parallel).
+    let mut rotations: Vec<Vec<f32>> = joints.iter().map(|_| vec![0.0; times.len() * 4]).collect();
     let mut hips_path: Vec<f32> = vec![0.0; if hips.is_some() { times.len() * 3 } else { 0 }];
     // The key times are independent: split them over the machine's cores, one retargeter
     // (cloned: nothing measured twice) per run of times.
@@ -282,28 +283,41 @@ pub fn bake(
     for (run, slice) in runs.iter_mut().zip(hips_path.chunks_mut(chunk * 3)) {
         run.path = slice;
     }
-    std::thread::scope(|scope| {
-        for run in runs {
-            let retargeter = retargeter.clone();
-            let joints = &joints;
-            scope.spawn(move || bake_run(retargeter, joints, hips, run));
-        }
+    let finite = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .into_iter()
+            .map(|run| {
+                let retargeter = retargeter.clone();
+                let joints = &joints;
+                scope.spawn(move || bake_run(retargeter, joints, hips, run))
+            })
+            .collect();
+        // A run that panicked (nothing in it indexes unchecked) counts as not finite.
+        handles
+            .into_iter()
+            .all(|handle| handle.join().unwrap_or(false))
     });
+    if !finite {
+        return Err(Error::unsupported(format!(
+            "retargeted clip {:?}: a joint rotation is not finite (a degenerate rest pose or clip value)",
+            clip.name
+        )));
+    }
+    // Every rotation list holds a value per key (by allocation) and every value is finite
+    // (checked as it was written), so those tracks are valid by construction; the key times are
+    // checked once and shared.
+    let times = crate::model::clip::KeyTimes::new(times)
+        .map_err(|e| Error::unsupported(format!("retargeted clip: {e}")))?;
     let rest_hips = hips.map(|h| target.skeleton.rest_local(h).translation);
     let mut out = Clip::new(clip.name.clone());
-    let track_error =
-        |e: crate::model::clip::TrackError| Error::unsupported(format!("retargeted clip: {e}"));
     for (values, (_, joint)) in rotations.into_iter().zip(&joints) {
-        out.add_track(
-            Track::new(
-                TrackTarget::Joint(*joint),
-                Property::Rotation,
-                Interpolation::Linear,
-                times.clone(),
-                values,
-            )
-            .map_err(track_error)?,
-        );
+        out.add_track(Track::from_valid_parts(
+            TrackTarget::Joint(*joint),
+            Property::Rotation,
+            Interpolation::Linear,
+            times.clone(),
+            values,
+        ));
     }
     let moves = rest_hips.is_some_and(|rest| {
         hips_path
@@ -312,14 +326,14 @@ pub fn bake(
     });
     if let (Some(h), true) = (hips, moves) {
         out.add_track(
-            Track::new(
+            Track::with_key_times(
                 TrackTarget::Joint(h),
                 Property::Translation,
                 Interpolation::Linear,
                 times,
                 hips_path,
             )
-            .map_err(track_error)?,
+            .map_err(|e| Error::unsupported(format!("retargeted clip: {e}")))?,
         );
     }
     Ok(out)
@@ -334,32 +348,39 @@ struct Run<'a> {
 }
 
 /// Poses the target at each time of `run` and writes the joints' local rotations and the hips'
-/// local translation.
+/// local translation. Returns whether every rotation written is finite.
 fn bake_run(
     mut retargeter: Retargeter<'_>,
     joints: &[(HumanBone, crate::model::skeleton::JointId)],
     hips: Option<crate::model::skeleton::JointId>,
     run: Run<'_>,
-) {
+) -> bool {
     let Run {
         times,
         mut rotations,
         path,
     } = run;
     let mut locals = Vec::new();
+    let mut finite = true;
     for (key, &t) in times.iter().enumerate() {
         retargeter.pose_into(t, &mut locals);
         for (values, (_, joint)) in rotations.iter_mut().zip(joints) {
-            let local = locals.get(joint.index()).copied().unwrap_or_default();
+            let rotation = locals
+                .get(joint.index())
+                .map_or(glam::Quat::IDENTITY, |l| l.rotation);
+            finite &= rotation.is_finite();
             if let Some(slot) = values.get_mut(key * 4..key * 4 + 4) {
-                slot.copy_from_slice(&local.rotation.to_array());
+                slot.copy_from_slice(&rotation.to_array());
             }
         }
         if let Some(h) = hips {
-            let local = locals.get(h.index()).copied().unwrap_or_default();
+            let translation = locals
+                .get(h.index())
+                .map_or(glam::Vec3::ZERO, |l| l.translation);
             if let Some(slot) = path.get_mut(key * 3..key * 3 + 3) {
-                slot.copy_from_slice(&local.translation.to_array());
+                slot.copy_from_slice(&translation.to_array());
             }
         }
     }
+    finite
 }

@@ -33,6 +33,7 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 
@@ -174,11 +175,91 @@ pub enum TrackError {
     },
 }
 
+/// Key times, checked once: at least one, finite and strictly increasing (seconds; negative
+/// times are allowed). Cloning shares them, so the tracks of one sampler (a glTF sampler's input
+/// accessor, a baked clip) can hold one copy.
+///
+/// ```
+/// use humanoid::model::clip::{KeyTimes, TrackError};
+/// let times = KeyTimes::new(vec![0.0, 0.5, 1.0])?;
+/// assert_eq!(times.as_slice(), &[0.0, 0.5, 1.0]);
+/// assert!(KeyTimes::new(vec![0.0, 0.0]).is_err());
+/// # Ok::<(), TrackError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyTimes(Arc<[f32]>);
+
+impl KeyTimes {
+    /// Key times, after checking invariants 1 and 3 of [`Track`].
+    ///
+    /// # Errors
+    /// [`TrackError::NoKeys`], [`TrackError::NonFiniteTime`] or
+    /// [`TrackError::TimesNotIncreasing`] (the first key that breaks the rule).
+    pub fn new(times: Vec<f32>) -> Result<KeyTimes, TrackError> {
+        if times.is_empty() {
+            return Err(TrackError::NoKeys);
+        }
+        // The common case, all good, in one pass that vectorises; the error path finds the key.
+        let increasing = times
+            .iter()
+            .zip(times.iter().skip(1))
+            .fold(true, |ok, (a, b)| ok & (a < b));
+        if !increasing || first_non_finite(&times).is_some() {
+            let mut previous: Option<f32> = None;
+            for (key, &time) in times.iter().enumerate() {
+                if !time.is_finite() {
+                    return Err(TrackError::NonFiniteTime { key, time });
+                }
+                if let Some(previous) = previous.filter(|&p| time <= p) {
+                    return Err(TrackError::TimesNotIncreasing {
+                        key,
+                        previous,
+                        time,
+                    });
+                }
+                previous = Some(time);
+            }
+        }
+        Ok(KeyTimes(times.into()))
+    }
+
+    /// The times, in seconds.
+    pub fn as_slice(&self) -> &[f32] {
+        &self.0
+    }
+
+    /// The number of keys (at least 1).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Always `false`: there is at least one key.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The index of the first NaN or infinite value (one pass that vectorises, then a search only
+/// when there is one).
+fn first_non_finite(values: &[f32]) -> Option<usize> {
+    const EXPONENT: u32 = 0x7f80_0000;
+    let any = values
+        .iter()
+        .fold(false, |any, v| any | (v.to_bits() & EXPONENT == EXPONENT));
+    if any {
+        values.iter().position(|v| !v.is_finite())
+    } else {
+        None
+    }
+}
+
 /// One keyframed property of one target.
 ///
 /// # Invariants
 ///
-/// Checked by [`Track::new`], the only way to make one:
+/// Checked by [`Track::new`] and [`Track::with_key_times`], the only ways to make one from
+/// outside the crate (the crate's own generators, such as the retarget bake, make them valid by
+/// construction):
 ///
 /// 1. There is at least one key.
 /// 2. The property has at least one component (`Weights(0)` is refused).
@@ -194,7 +275,7 @@ pub struct Track {
     target: TrackTarget,
     property: Property,
     interpolation: Interpolation,
-    times: Vec<f32>,
+    times: KeyTimes,
     values: Vec<f32>,
 }
 
@@ -213,23 +294,33 @@ impl Track {
         if times.is_empty() {
             return Err(TrackError::NoKeys);
         }
+        if property.components() == 0 {
+            return Err(TrackError::NoComponents { property });
+        }
+        Track::with_key_times(
+            target,
+            property,
+            interpolation,
+            KeyTimes::new(times)?,
+            values,
+        )
+    }
+
+    /// A track on times already checked (and possibly shared with other tracks), after
+    /// checking the other [invariants](Track#invariants).
+    ///
+    /// # Errors
+    /// A [`TrackError`] naming the first invariant broken.
+    pub fn with_key_times(
+        target: TrackTarget,
+        property: Property,
+        interpolation: Interpolation,
+        times: KeyTimes,
+        values: Vec<f32>,
+    ) -> Result<Track, TrackError> {
         let components = property.components();
         if components == 0 {
             return Err(TrackError::NoComponents { property });
-        }
-        let mut previous: Option<f32> = None;
-        for (key, &time) in times.iter().enumerate() {
-            if !time.is_finite() {
-                return Err(TrackError::NonFiniteTime { key, time });
-            }
-            if let Some(previous) = previous.filter(|&p| time <= p) {
-                return Err(TrackError::TimesNotIncreasing {
-                    key,
-                    previous,
-                    time,
-                });
-            }
-            previous = Some(time);
         }
         let elements_per_key = interpolation.elements_per_key();
         let expected = times
@@ -246,16 +337,47 @@ impl Track {
                 elements_per_key,
             });
         }
-        if let Some((index, &value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        if let Some(index) = first_non_finite(&values) {
+            let value = values.get(index).copied().unwrap_or(f32::NAN);
             return Err(TrackError::NonFiniteValue { index, value });
         }
-        Ok(Track {
+        Ok(Track::from_valid_parts(
             target,
             property,
             interpolation,
             times,
             values,
-        })
+        ))
+    }
+
+    /// A track whose invariants its maker guarantees (the value count by allocation, the
+    /// values' finiteness checked as they were computed): no second pass over the values.
+    /// Debug builds still check.
+    pub(crate) fn from_valid_parts(
+        target: TrackTarget,
+        property: Property,
+        interpolation: Interpolation,
+        times: KeyTimes,
+        values: Vec<f32>,
+    ) -> Track {
+        debug_assert!(property.components() > 0);
+        debug_assert_eq!(
+            values.len(),
+            times.len() * property.components() * interpolation.elements_per_key()
+        );
+        debug_assert!(first_non_finite(&values).is_none());
+        Track {
+            target,
+            property,
+            interpolation,
+            times,
+            values,
+        }
+    }
+
+    /// The key times, shareable with other tracks.
+    pub fn key_times(&self) -> &KeyTimes {
+        &self.times
     }
 
     /// The same keys on another target (the invariants do not depend on the target).
@@ -284,7 +406,7 @@ impl Track {
 
     /// Key times in seconds, strictly increasing, at least one.
     pub fn times(&self) -> &[f32] {
-        &self.times
+        self.times.as_slice()
     }
 
     /// The flat values, key after key (cubic splines: in-tangent, value, out-tangent per key).
@@ -304,12 +426,12 @@ impl Track {
 
     /// The time of the first key.
     pub fn start_time(&self) -> f32 {
-        self.times.first().copied().unwrap_or(0.0)
+        self.times.as_slice().first().copied().unwrap_or(0.0)
     }
 
     /// The time of the last key.
     pub fn end_time(&self) -> f32 {
-        self.times.last().copied().unwrap_or(0.0)
+        self.times.as_slice().last().copied().unwrap_or(0.0)
     }
 
     /// The value of key `key` (tangents skipped), if there is such a key.
@@ -320,7 +442,7 @@ impl Track {
     /// The borrowed view that [`crate::pose::sample`] works on.
     pub fn keyframes(&self) -> Keyframes<'_> {
         Keyframes {
-            times: &self.times,
+            times: self.times.as_slice(),
             values: &self.values,
             components: self.components(),
             interpolation: self.interpolation,

@@ -30,12 +30,12 @@
 //! # Ok::<(), humanoid::model::skeleton::SkeletonError>(())
 //! ```
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Affine3A, Mat4, Quat, Vec3};
 
 use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::skeleton::{JointId, Skeleton};
 use crate::pose::sample::{locate, Cursor, KeyPosition, Keyframes};
-use crate::pose::trs::Trs;
+use crate::pose::trs::{normalize_rotation, Trs};
 
 /// One track bound to a joint: its keys, and the time array group it locates in.
 #[derive(Clone)]
@@ -86,7 +86,8 @@ impl<'a> Sampler<'a> {
                     if skeleton.contains(joint) && !matches!(property, Property::Weights(_)) =>
                 {
                     let times = track.times();
-                    let group = match groups.iter().position(|g| g.times == times) {
+                    let same = |g: &TimeGroup<'_>| std::ptr::eq(g.times, times) || g.times == times;
+                    let group = match groups.iter().position(same) {
                         Some(group) => group,
                         None => {
                             groups.push(TimeGroup {
@@ -164,9 +165,8 @@ impl<'a> Sampler<'a> {
             match bound.property {
                 Property::Rotation => {
                     let q = bound.keys.rotation_at(position, rest.rotation);
-                    let length_squared = q.length_squared();
-                    local.rotation = if length_squared > 0.0 {
-                        q * length_squared.sqrt().recip()
+                    local.rotation = if q.length_squared() > 0.0 {
+                        normalize_rotation(q)
                     } else {
                         Quat::IDENTITY
                     };
@@ -212,11 +212,19 @@ impl<'a> Sampler<'a> {
 
     /// The world matrix of a joint in the current pose (composed along its chain now).
     pub fn world(&self, joint: JointId) -> Mat4 {
-        let mut world = self.local(joint).to_mat4();
+        let affine = |joint: JointId| {
+            let local = self.local(joint);
+            Affine3A::from_scale_rotation_translation(
+                local.scale,
+                local.rotation,
+                local.translation,
+            )
+        };
+        let mut world = affine(joint);
         for ancestor in self.skeleton.ancestors(joint) {
-            world = self.local(ancestor).to_mat4() * world;
+            world = affine(ancestor) * world;
         }
-        world
+        Mat4::from(world)
     }
 
     /// Every joint's world matrix in the current pose (one pass, parents first).

@@ -433,6 +433,7 @@ impl<'a> Keyframes<'a> {
     /// slerp blend `a · q_k + b · q_{k+1}` between LINEAR keys, the spline normalised for
     /// CUBICSPLINE. What the curve cannot answer (too few components or values) comes from
     /// `default`, as [`Keyframes::sample`] leaves the output components it cannot compute.
+    #[inline]
     pub(crate) fn rotation_at(&self, position: KeyPosition, default: Quat) -> Quat {
         let key = |k: usize| {
             let start = k.checked_mul(4)?;

@@ -169,6 +169,27 @@ impl Trs {
     }
 }
 
+/// `q / |q|`: one Newton step for `1 / √(q·q)` (`q · (3 − q·q) / 2`, exact to 4e-9 when
+/// `q` is within 1e-4 of unit length, as products and slerps of unit quaternions are), glam's
+/// `normalize` otherwise (NaN for a zero quaternion, as it).
+///
+/// ```
+/// use glam::Quat;
+/// use humanoid::pose::trs::normalize_rotation;
+/// let q = Quat::from_rotation_x(0.5) * 1.00004;
+/// assert!((normalize_rotation(q).length() - 1.0).abs() < 1e-7);
+/// assert!(normalize_rotation(Quat::from_xyzw(0.0, 0.0, 0.0, 2.0)).abs_diff_eq(Quat::IDENTITY, 0.0));
+/// ```
+#[inline]
+pub fn normalize_rotation(q: Quat) -> Quat {
+    let length_squared = q.length_squared();
+    if (length_squared - 1.0).abs() < 1e-4 {
+        q * (1.5 - 0.5 * length_squared)
+    } else {
+        q.normalize()
+    }
+}
+
 /// The proper rotation whose columns are the orthonormalised `x`, `y`, `z` (see
 /// [`Trs::from_mat4`] for the degenerate cases).
 fn rotation_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
@@ -248,6 +269,27 @@ mod tests {
         assert_vec3_eq(a.translation, b.translation, tolerance);
         assert_quat_eq(a.rotation, b.rotation, tolerance);
         assert_vec3_eq(a.scale, b.scale, tolerance);
+    }
+
+    #[test]
+    fn normalize_rotation_matches_glam_normalize() {
+        // Near unit length (the Newton step) and far from it (the division), against f64.
+        for scale in [1.0, 1.0 + 9e-5, 1.0 - 9e-5, 1.0 + 2e-4, 0.5, 3.0] {
+            for q in [
+                Quat::from_rotation_x(0.3),
+                Quat::from_xyzw(0.1, -0.7, 0.2, 0.5).normalize(),
+                Quat::from_xyzw(-0.5, 0.5, -0.5, 0.5),
+            ] {
+                let scaled = q * scale;
+                let got = normalize_rotation(scaled).as_dquat();
+                let expected = scaled.as_dquat().normalize();
+                assert!(
+                    (got - expected).length() < 2e-7,
+                    "{scaled:?}: {got:?} vs {expected:?}"
+                );
+            }
+        }
+        assert!(normalize_rotation(Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)).is_nan());
     }
 
     #[test]

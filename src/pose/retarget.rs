@@ -32,7 +32,7 @@ use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
 use crate::pose::fk::Sampler;
 use crate::pose::ground::{self, GroundCurve};
-use crate::pose::trs::Trs;
+use crate::pose::trs::{normalize_rotation, Trs};
 
 /// One side of a retarget: an asset, its humanoid and its T-pose corrections.
 #[derive(Debug, Clone)]
@@ -117,15 +117,14 @@ pub struct TargetPose {
 pub struct Retargeter<'a> {
     target: Side<'a>,
     sampler: Sampler<'a>,
-    /// Per canonical bone: the source joint whose delta drives it, and the inverse of that
-    /// joint's T-pose world rotation `(S_b · W_b(rest))⁻¹`.
-    driver: [Option<(JointId, Quat)>; HumanBone::COUNT],
-    /// Per target joint: its bone, and `S'_b · W'_b(rest)`.
-    target_bones: Vec<Option<(HumanBone, Quat)>>,
+    /// Per target joint: how its world rotation at a time is made.
+    target_joints: Vec<TargetJoint>,
+    /// `turn'⁻¹ · turn`: from the source's space through canonical space into the target's,
+    /// the left factor of every [`TargetJoint::Driven`] rotation (identity when neither side is
+    /// turned).
+    turn_between: Quat,
     source_turn: Quat,
     target_turn: Quat,
-    /// Scratch: the canonical delta of each bone at the current time.
-    deltas: [Quat; HumanBone::COUNT],
     hips: Option<HipsMotion>,
     gaze: Option<Gaze<'a>>,
     /// Source expression tracks carried to target expressions: (track, target expression
@@ -140,6 +139,26 @@ pub struct Retargeter<'a> {
 
 /// At most this many source times are posed to find foot plants ([`crate::pose::ground`]).
 pub const GROUND_SAMPLES: usize = 4096;
+
+/// How a target joint's world rotation `W'(t)` is made at a time.
+#[derive(Debug, Clone, Copy)]
+enum TargetJoint {
+    /// Not a humanoid bone: its rest local rotation under its parent's world rotation.
+    Follows,
+    /// A bone that nothing of the source drives (identity delta): `S'_b · W'_b(rest)`.
+    Fixed(Quat),
+    /// A bone driven by a source joint: `W'_b(t) = N_b(t) · S'_b · W'_b(rest)`, with the
+    /// canonical delta `N_b(t) = s · W(t) · (S_b · W_b(rest))⁻¹ · s⁻¹` (`s` the source's turn,
+    /// `W(t)` the source joint's world rotation) carried into the target's space by its turn
+    /// `s'`: `W'_b(t) = (s'⁻¹ · s) · W(t) · after`, the constant factors multiplied once into
+    /// `after = (S_b · W_b(rest))⁻¹ · s⁻¹ · s' · S'_b · W'_b(rest)`.
+    Driven {
+        /// The source joint whose world rotation drives the bone.
+        source: JointId,
+        /// The constant right factor.
+        after: Quat,
+    },
+}
 
 /// The gaze applied to the target's eyes (VRM look-at, bone type), as three-vrm does.
 #[derive(Clone)]
@@ -160,7 +179,9 @@ struct HipsMotion {
     /// three-vrm's semantics; the ankle heights when legs set the scale).
     from: Vec3,
     to: Vec3,
-    target_parent: Mat4,
+    /// From the world into the target hips' parent's rest frame (the inverse of its world
+    /// matrix, inverted once here).
+    to_parent: Mat4,
     /// When legs set the scale, the point moved is the midpoint of the hip sockets (the upper
     /// legs' joints), not the hips joint: the source's sockets, and the target's socket
     /// midpoint relative to its hips joint in the hips' rest frame.
@@ -189,6 +210,9 @@ impl<'a> Retargeter<'a> {
         };
         let source_rest = rest_rotations(source.asset);
         let target_rest = rest_rotations(target.asset);
+        // Per canonical bone: the source joint whose delta drives it (its own, else its nearest
+        // present ancestor's), and the inverse of that joint's T-pose world rotation
+        // `(S_b · W_b(rest))⁻¹`.
         let mut driver = [None; HumanBone::COUNT];
         for bone in HumanBone::ALL {
             let present = std::iter::once(bone)
@@ -202,17 +226,27 @@ impl<'a> Retargeter<'a> {
                 *slot = Some((joint, (source.correction(driving) * rest).inverse()));
             }
         }
-        let target_bones = target
+        let (source_turn, target_turn) = (source.turn.inverse(), target.turn.inverse());
+        let target_joints = target
             .asset
             .skeleton
             .joints()
             .map(|joint| {
-                let bone = target.humanoid.bones.bone_of(joint)?;
+                let Some(bone) = target.humanoid.bones.bone_of(joint) else {
+                    return TargetJoint::Follows;
+                };
                 let rest = target_rest
                     .get(joint.index())
                     .copied()
                     .unwrap_or(Quat::IDENTITY);
-                Some((bone, target.correction(bone) * rest))
+                let fixed = target.correction(bone) * rest;
+                match driver.get(bone.index()).copied().flatten() {
+                    Some((source, inverse_t_pose)) => TargetJoint::Driven {
+                        source,
+                        after: inverse_t_pose * source_turn.inverse() * target_turn * fixed,
+                    },
+                    None => TargetJoint::Fixed(fixed),
+                }
             })
             .collect();
         let hips = hips_motion(&source, clip, &target, diagnostics)?;
@@ -232,14 +266,13 @@ impl<'a> Retargeter<'a> {
         let mut retargeter = Retargeter {
             gaze,
             expressions,
-            target_bones,
-            deltas: [Quat::IDENTITY; HumanBone::COUNT],
-            source_turn: source.turn.inverse(),
-            target_turn: target.turn.inverse(),
+            target_joints,
+            turn_between: target_turn.inverse() * source_turn,
+            source_turn,
+            target_turn,
             world: vec![Quat::IDENTITY; target.asset.skeleton.len()],
             target,
             sampler,
-            driver,
             hips,
             ground: None,
         };
@@ -264,26 +297,6 @@ impl<'a> Retargeter<'a> {
         self.sampler.key_times()
     }
 
-    /// Poses the source at `t` and computes every bone's canonical world delta `N_b(t)`
-    /// (identity when the source has none of the bone's chain).
-    fn evaluate_source(&mut self, t: f32) {
-        self.sampler.evaluate(t);
-        let turned = self.source_turn != Quat::IDENTITY;
-        for (delta, driver) in self.deltas.iter_mut().zip(&self.driver) {
-            *delta = match driver {
-                Some((joint, inverse_t_pose)) => {
-                    let d = self.sampler.world_rotation(*joint) * *inverse_t_pose;
-                    if turned {
-                        self.source_turn * d * self.source_turn.inverse()
-                    } else {
-                        d
-                    }
-                }
-                None => Quat::IDENTITY,
-            };
-        }
-    }
-
     /// The target's pose at time `t` of the source clip.
     pub fn pose_at(&mut self, t: f32) -> TargetPose {
         let mut locals = Vec::new();
@@ -294,39 +307,42 @@ impl<'a> Retargeter<'a> {
     /// As [`Retargeter::pose_at`], into a reused buffer of local transforms (one per target
     /// joint).
     pub fn pose_into(&mut self, t: f32, locals: &mut Vec<Trs>) {
-        self.evaluate_source(t);
+        self.sampler.evaluate(t);
         let skeleton = &self.target.asset.skeleton;
         locals.clear();
         locals.extend_from_slice(skeleton.rest_locals());
-        let turned = self.target_turn != Quat::IDENTITY;
+        let turned = self.turn_between != Quat::IDENTITY;
         let parents = skeleton.parents();
-        for (i, target_bone) in self.target_bones.iter().enumerate() {
+        for (i, target_joint) in self.target_joints.iter().enumerate() {
             let parent_world = parents
                 .get(i)
                 .copied()
                 .flatten()
                 .and_then(|p| self.world.get(p.index()).copied())
                 .unwrap_or(Quat::IDENTITY);
-            let world = match target_bone {
-                Some((bone, fixed)) => {
-                    let delta = self
-                        .deltas
-                        .get(bone.index())
-                        .copied()
-                        .unwrap_or(Quat::IDENTITY);
-                    let delta = if turned {
-                        self.target_turn.inverse() * delta * self.target_turn
+            // A bone's world rotation is set, and its local rotation follows from its parent's;
+            // any other joint keeps its local rotation.
+            let (world, bone) = match *target_joint {
+                TargetJoint::Follows => (
+                    parent_world * locals.get(i).map_or(Quat::IDENTITY, |l| l.rotation),
+                    false,
+                ),
+                TargetJoint::Fixed(fixed) => (fixed, true),
+                TargetJoint::Driven { source, after } => {
+                    let w = self.sampler.world_rotation(source);
+                    let world = if turned {
+                        self.turn_between * w * after
                     } else {
-                        delta
+                        w * after
                     };
-                    let world = delta * *fixed;
-                    if let Some(local) = locals.get_mut(i) {
-                        local.rotation = (parent_world.inverse() * world).normalize();
-                    }
-                    world
+                    (world, true)
                 }
-                None => parent_world * locals.get(i).map_or(Quat::IDENTITY, |l| l.rotation),
             };
+            if bone {
+                if let Some(local) = locals.get_mut(i) {
+                    local.rotation = normalize_rotation(parent_world.inverse() * world);
+                }
+            }
             if let Some(slot) = self.world.get_mut(i) {
                 *slot = world;
             }
@@ -373,7 +389,7 @@ impl<'a> Retargeter<'a> {
                 None => world,
             };
             if let Some(local) = locals.get_mut(hips.target.index()) {
-                local.translation = hips.target_parent.inverse().transform_point3(world);
+                local.translation = hips.to_parent.transform_point3(world);
             }
         }
     }
@@ -524,9 +540,11 @@ fn hips_motion(
             format!("the target hips are {target_height} m above the ground at rest; the hips motion is scaled by {}", target_height / source_height),
         );
     }
-    let target_parent = target_skeleton
+    let to_parent = target_skeleton
         .parent(target_hips)
-        .map_or(Mat4::IDENTITY, |p| target_skeleton.rest_world(p).to_mat4());
+        .map_or(Mat4::IDENTITY, |p| {
+            target_skeleton.rest_world(p).to_mat4().inverse()
+        });
     // Between two files that declare a T-pose, three-vrm's rule: the absolute position scaled
     // by the hips-height ratio. When a side is a measured rig, the legs set the scale (their
     // lengths may be a different share of the hips height) and the ankles stay at their
@@ -553,7 +571,7 @@ fn hips_motion(
         ratio,
         from,
         to,
-        target_parent,
+        to_parent,
         sockets,
     }))
 }

@@ -85,6 +85,7 @@ pub fn canonical_mannequin() -> Result<CanonicalMannequin, Error> {
         inverse_bind: mesh.inverse_bind,
         uvs: Vec::new(),
         material: None,
+        rigid: false,
     };
     let mut canonical_clips = Vec::new();
     for clip in clips {

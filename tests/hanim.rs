@@ -1711,6 +1711,142 @@ fn reads_the_skin_as_a_skinned_mesh() {
     );
 }
 
+/// The skin and a rigid mesh written: the X3D XML read here with roxmltree has the expected
+/// `skinCoord` points (the file's, × its scale 2, in metres), each joint's
+/// `skinCoordIndex`/`skinCoordWeight` (vertex 4, which the file leaves unweighted, on the
+/// root), a skin Shape USEing the Coordinate, and the rigid triangle in an HAnimSegment under
+/// `l_hip`; every encoding reads back to the same skin.
+#[test]
+fn writes_the_skin_and_segments() {
+    use humanoid::model::mesh::{Material, SkinnedMesh};
+    let (outcome, extras) = read_ok(SKINNED, "skinned.x3dv");
+    let hip = joint(&outcome.asset, "l_hip");
+    let rigid = SkinnedMesh {
+        name: "prop".into(),
+        positions: vec![[0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]],
+        joints: vec![[0; 4]; 3],
+        weights: vec![[1.0, 0.0, 0.0, 0.0]; 3],
+        indices: vec![0, 1, 2],
+        joints_used: vec![hip],
+        inverse_bind: vec![outcome.asset.skeleton.rest_world(hip).to_mat4().inverse()],
+        material: Some(Material {
+            base_color: [1.0, 0.5, 0.25, 0.75],
+            ..Material::default()
+        }),
+        rigid: true,
+        ..SkinnedMesh::default()
+    };
+    let mut meshes = extras.meshes.clone();
+    meshes.push(rigid);
+    let options = WriteOptions {
+        meshes,
+        ..WriteOptions::default()
+    };
+    let xml_text = hanim::write_x3d(&outcome.asset, &options).unwrap();
+    let xml = roxmltree::Document::parse_with_options(
+        &xml_text,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..roxmltree::ParsingOptions::default()
+        },
+    )
+    .unwrap();
+    let numbers =
+        |v: &str| -> Vec<f64> { v.split_whitespace().map(|w| w.parse().unwrap()).collect() };
+    let coord = xml
+        .descendants()
+        .find(|n| n.attribute("containerField") == Some("skinCoord"))
+        .unwrap();
+    assert_eq!(
+        numbers(coord.attribute("point").unwrap()),
+        [0.0, 2.4, 0.0, 0.4, 2.4, 0.0, 0.4, 1.0, 0.0, 0.2, 1.0, 0.0, 0.0, 0.0, 0.0]
+    );
+    let joint_node = |name: &str| {
+        xml.descendants()
+            .find(|n| n.has_tag_name("HAnimJoint") && n.attribute("name") == Some(name))
+            .unwrap()
+    };
+    let root = joint_node("humanoid_root");
+    assert_eq!(
+        numbers(root.attribute("skinCoordIndex").unwrap()),
+        [0.0, 1.0, 2.0, 3.0, 4.0]
+    );
+    assert_eq!(
+        numbers(root.attribute("skinCoordWeight").unwrap()),
+        [1.0, 1.0, 0.25, 0.25, 1.0]
+    );
+    let hip_node = joint_node("l_hip");
+    assert_eq!(
+        numbers(hip_node.attribute("skinCoordIndex").unwrap()),
+        [2.0, 3.0]
+    );
+    assert_eq!(
+        numbers(hip_node.attribute("skinCoordWeight").unwrap()),
+        [0.75, 0.75]
+    );
+    let skin_shape = xml
+        .descendants()
+        .find(|n| n.has_tag_name("Shape") && n.attribute("containerField") == Some("skin"))
+        .unwrap();
+    let set = skin_shape
+        .children()
+        .find(|n| n.has_tag_name("IndexedTriangleSet"))
+        .unwrap();
+    assert_eq!(
+        numbers(set.attribute("index").unwrap()),
+        [0.0, 1.0, 2.0, 0.0, 2.0, 3.0]
+    );
+    let used = set
+        .children()
+        .find(|n| n.has_tag_name("Coordinate"))
+        .unwrap();
+    assert_eq!(used.attribute("USE"), coord.attribute("DEF"));
+    // The rigid triangle: under l_hip, in humanoid space (the hip's rest frame is the
+    // humanoid's), with its colour and 1 − alpha as transparency.
+    let segment = hip_node
+        .children()
+        .find(|n| n.has_tag_name("HAnimSegment"))
+        .unwrap();
+    let shape = segment
+        .children()
+        .find(|n| n.has_tag_name("Shape"))
+        .unwrap();
+    let point = shape
+        .descendants()
+        .find(|n| n.has_tag_name("Coordinate"))
+        .unwrap();
+    assert_eq!(
+        numbers(point.attribute("point").unwrap()),
+        [0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
+    );
+    let material = shape
+        .descendants()
+        .find(|n| n.has_tag_name("Material"))
+        .unwrap();
+    assert_eq!(
+        numbers(material.attribute("diffuseColor").unwrap()),
+        [1.0, 0.5, 0.25]
+    );
+    assert_eq!(numbers(material.attribute("transparency").unwrap()), [0.25]);
+    assert!(xml.descendants().any(
+        |n| n.has_tag_name("HAnimSegment") && n.attribute("containerField") == Some("segments")
+    ));
+    // Every encoding reads back to the same skin.
+    let skin = &extras.meshes[0];
+    for format in [Format::X3d, Format::X3dv, Format::Wrl] {
+        let text = hanim::write_with_diagnostics(&outcome.asset, format, &options)
+            .unwrap()
+            .text;
+        let (_, again) = read_ok(&text, &format!("again.{}", format.name()));
+        let back = &again.meshes[0];
+        assert_eq!(back.positions, skin.positions, "{format}");
+        assert_eq!(back.weights, skin.weights, "{format}");
+        assert_eq!(back.indices, skin.indices, "{format}");
+        let segments = again.meshes.iter().find(|m| m.rigid).unwrap();
+        assert_eq!(segments.vertex_count(), 3, "{format}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The corpus.
 
@@ -1766,11 +1902,27 @@ mod corpus {
     /// X_ITE's joint tree of `file` (full-precision centres), or `None` when HUMANOID_XITE is
     /// not set.
     fn xite(file: &Path) -> Option<Result<Vec<PeerJoint>, String>> {
+        xite_with_skin(file).map(|r| r.map(|(joints, _)| joints))
+    }
+
+    /// A peer's joints and skin points.
+    type PeerReading = (Vec<PeerJoint>, Vec<[f64; 3]>);
+
+    /// As [`xite`], with the points of the first humanoid's `skinCoord` as X_ITE holds them
+    /// (lines the test adds to the script write them to a file).
+    fn xite_with_skin(file: &Path) -> Option<Result<PeerReading, String>> {
         let script = std::env::var_os("HUMANOID_XITE").map(PathBuf::from)?;
         let dir = script.parent()?.to_path_buf();
         let text = std::fs::read_to_string(&script).ok()?;
-        let precise = text.replace(".toFixed(4)", ".toPrecision(17)");
+        let precise = text.replace(".toFixed(4)", ".toPrecision(17)").replacen(
+            "    const roots = [];",
+            "    if (skinCoord && skinCoord.point && !require('fs').existsSync(process.env.HANIM_SKIN_OUT)) {\n      const p = skinCoord.point; const v = [];\n      for (let i = 0; i < p.length; ++i) v.push(p[i].x, p[i].y, p[i].z);\n      require('fs').writeFileSync(process.env.HANIM_SKIN_OUT, v.join(' ')); }\n    const roots = [];",
+            1,
+        );
         let temp = tempfile::Builder::new().suffix(".js").tempfile().ok()?;
+        // The points go through a file: a long stdout line is cut when the script exits.
+        let skin_dir = tempfile::tempdir().ok()?;
+        let skin_file = skin_dir.path().join("skin.txt");
         std::fs::write(temp.path(), precise).ok()?;
         let output = Command::new("node")
             .arg("-r")
@@ -1779,6 +1931,7 @@ mod corpus {
             .arg(file)
             .arg("--centers")
             .env("NODE_PATH", dir.join("node_modules"))
+            .env("HANIM_SKIN_OUT", &skin_file)
             .output()
             .ok()?;
         let stdout = String::from_utf8_lossy(&output.stdout);
@@ -1789,6 +1942,7 @@ mod corpus {
             )));
         }
         let mut joints = Vec::new();
+        let mut skin = Vec::new();
         let mut humanoids = 0;
         for line in stdout.lines() {
             if line.starts_with("humanoid:") {
@@ -1812,7 +1966,14 @@ mod corpus {
                 center: [c[0], c[1], c[2]],
             });
         }
-        Some(Ok(joints))
+        if let Ok(text) = std::fs::read_to_string(&skin_file) {
+            let v: Vec<f64> = text
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            skin = v.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+        }
+        Some(Ok((joints, skin)))
     }
 
     /// Castle's joint tree of `file` (tovrmlx3d to X3D XML, walked here), or `None` when
@@ -1924,6 +2085,57 @@ mod corpus {
             walk(c, 0, &mut out, &mut seen, &defs, &is_joint, &value);
         }
         Some(Ok(out))
+    }
+
+    /// The points of the humanoid's `skinCoord` in Castle's reading of `file` (tovrmlx3d to X3D
+    /// XML, walked here: HAnimHumanoid's `skinCoord` field, or the Humanoid PROTO instance's),
+    /// or `None` when HUMANOID_TOVRMLX3D is not set or Castle does not parse the file.
+    fn castle_skin(file: &Path) -> Option<Vec<[f64; 3]>> {
+        let tool = std::env::var_os("HUMANOID_TOVRMLX3D")?;
+        let output = Command::new(tool)
+            .arg(file)
+            .arg("--encoding=xml")
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let doc = roxmltree::Document::parse_with_options(
+            &text,
+            roxmltree::ParsingOptions {
+                allow_dtd: true,
+                nodes_limit: u32::MAX,
+            },
+        )
+        .ok()?;
+        let humanoid = doc.descendants().find(|e| {
+            e.has_tag_name("HAnimHumanoid")
+                || (e.has_tag_name("ProtoInstance") && e.attribute("name") == Some("Humanoid"))
+        })?;
+        let coord = humanoid.children().find_map(|c| {
+            if c.has_tag_name("Coordinate") && c.attribute("containerField") == Some("skinCoord") {
+                Some(c)
+            } else if c.has_tag_name("fieldValue") && c.attribute("name") == Some("skinCoord") {
+                c.children().find(|x| x.has_tag_name("Coordinate"))
+            } else {
+                None
+            }
+        });
+        let Some(coord) = coord else {
+            return Some(Vec::new());
+        };
+        let coord = match coord.attribute("USE") {
+            Some(name) => doc
+                .descendants()
+                .find(|e| e.attribute("DEF") == Some(name))?,
+            None => coord,
+        };
+        let v: Vec<f64> = coord
+            .attribute("point")
+            .unwrap_or("")
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+            .map(|w| w.parse().unwrap())
+            .collect();
+        Some(v.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect())
     }
 
     /// Our reading of a file as a peer would print it.
@@ -2148,6 +2360,11 @@ mod corpus {
         }
     }
 
+    /// Every corpus file written in each encoding, with its sites, skin and segments, loads in
+    /// X_ITE and Castle with the same joints and centres; both peers find as many skin points
+    /// in it as X_ITE finds in the original, and where the original is BASIC with no humanoid
+    /// scale (so the written rest is the original's), X_ITE's skin points in the written file
+    /// equal its skin points in the original (1e-6 m).
     #[test]
     fn written_files_load_in_x_ite_and_castle() {
         let dir = tempfile::tempdir().unwrap();
@@ -2156,9 +2373,27 @@ mod corpus {
             let (outcome, extras) =
                 hanim::read_asset_with_extras(&path, &ReadOptions::default()).unwrap();
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let original_skin = match xite_with_skin(&path) {
+                Some(Ok((_, skin))) => Some(skin),
+                _ => None,
+            };
+            let info = &extras.humanoids[0];
+            // The file's rest is H-Anim's zero pose: no humanoid scale, BASIC, and every joint
+            // at its centre with no rotation (JoeDemo5 poses its root by translation and
+            // rotation: X_ITE's unskinned points are not its rest there).
+            let same_rest = info.scale == 1.0
+                && info.skeletal_configuration.eq_ignore_ascii_case("BASIC")
+                && info.joints.iter().all(|j| {
+                    let w = outcome.asset.skeleton.rest_world(j.joint);
+                    w.rotation.abs_diff_eq(Quat::IDENTITY, 1e-6)
+                        && w.translation
+                            .as_dvec3()
+                            .abs_diff_eq(DVec3::from_array(j.center), 1e-6)
+                });
             for format in [Format::X3d, Format::X3dv, Format::Wrl] {
                 let options = WriteOptions {
                     sockets: extras.sockets.clone(),
+                    meshes: extras.meshes.clone(),
                     ..WriteOptions::default()
                 };
                 let text = hanim::write_with_diagnostics(&outcome.asset, format, &options)
@@ -2182,7 +2417,39 @@ mod corpus {
                     );
                 }
                 assert_eq!(again.asset.skeleton.len(), outcome.asset.skeleton.len());
-                for (peer, result) in [("X_ITE", xite(&out)), ("Castle", castle(&out))] {
+                let xite_out = xite_with_skin(&out);
+                if let Some(original) = &original_skin {
+                    if let Some(Ok((_, written))) = &xite_out {
+                        assert_eq!(
+                            written.len(),
+                            original.len(),
+                            "X_ITE: {stem}.{format} skin points"
+                        );
+                        if same_rest && !written.is_empty() {
+                            let worst = written
+                                .iter()
+                                .zip(original)
+                                .map(|(a, b)| {
+                                    (DVec3::from_array(*a) - DVec3::from_array(*b)).length()
+                                })
+                                .fold(0.0f64, f64::max);
+                            assert!(
+                                worst < 1e-6,
+                                "X_ITE: {stem}.{format} skin points differ by {worst} m"
+                            );
+                            report.push(format!("{stem}.{format}: X_ITE {} skin points, max |Δ| {worst:.1e} m from the original's", written.len()));
+                        }
+                    }
+                    if let Some(castle_points) = castle_skin(&out) {
+                        assert_eq!(
+                            castle_points.len(),
+                            original.len(),
+                            "Castle: {stem}.{format} skin points"
+                        );
+                    }
+                }
+                let xite_joints = xite_out.map(|r| r.map(|(joints, _)| joints));
+                for (peer, result) in [("X_ITE", xite_joints), ("Castle", castle(&out))] {
                     match result {
                         None => note(&format!(
                             "{peer} not installed: written {stem}.{format} not loaded"

@@ -35,6 +35,10 @@ pub struct SkinnedMesh {
     pub uvs: Vec<[f32; 2]>,
     /// How the surface looks; `None` for the format's default.
     pub material: Option<Material>,
+    /// Whether the mesh is rigid geometry carried by joints (H-Anim segment shapes, a glTF mesh
+    /// node without a skin: every vertex follows one joint with weight 1) rather than a
+    /// deformable skin.
+    pub rigid: bool,
 }
 
 /// A surface's look, as far as the formats share it: the glTF metallic-roughness base colour.

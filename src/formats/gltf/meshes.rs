@@ -66,6 +66,7 @@ const COMPRESSION: [&str; 3] = [
 /// let meshes = gltf::meshes::rest_meshes(&document, &asset, &mut notes)?;
 /// assert_eq!(meshes[0].positions, [[2.0, 1.0, 0.0], [3.0, 1.0, 0.0], [2.0, 2.0, 0.0]]);
 /// assert_eq!(meshes[0].joints_used, [asset.skeleton.find("prop").unwrap()]);
+/// assert!(meshes[0].rigid);
 /// # Ok::<(), humanoid::Error>(())
 /// ```
 ///
@@ -271,6 +272,7 @@ pub fn rest_meshes(
                     built.joints = vec![[0; 4]; count];
                     built.weights = vec![[1.0, 0.0, 0.0, 0.0]; count];
                     built.joints_used = vec![joint];
+                    built.rigid = true;
                     built.inverse_bind = vec![m.inverse().as_mat4()];
                 }
             }

@@ -419,6 +419,7 @@ fn skin(
         inverse_bind,
         uvs: Vec::new(),
         material: None,
+        rigid: false,
     })
 }
 
@@ -514,5 +515,6 @@ fn segments(
             .collect(),
         uvs: Vec::new(),
         material: None,
+        rigid: true,
     })
 }

@@ -10,9 +10,10 @@
 //!   [`crate::pose::bake::normal_matrix`]). The file is BASIC (every joint frame is the
 //!   humanoid's at rest), so these humanoid-space vertices are what `skinCoord` holds and what
 //!   a segment's children hold: no binding matrices are needed.
-//! - **Skin or segment.** A mesh whose every vertex follows one joint with weight 1, and whose
-//!   every triangle stays on one joint, is rigid: its triangles go into an HAnimSegment under
-//!   that joint (per joint, one Shape per mesh). Every other mesh is skin.
+//! - **Skin or segment.** A rigid mesh ([`SkinnedMesh::rigid`]: segment shapes, a glTF mesh
+//!   node without a skin) whose every vertex follows one joint with weight 1, and whose every
+//!   triangle stays on one joint, goes into HAnimSegments: per joint, one Shape per mesh.
+//!   Every other mesh is skin (a skin whose vertices all follow one joint stays a skin).
 //! - **One skinCoord.** `HAnimHumanoid.skinCoord` is a single Coordinate (an SFNode) that each
 //!   joint's `skinCoordIndex` indexes, so the skin meshes are merged into it with index offsets,
 //!   in order (vertex `i` of the second mesh is `n₀ + i`); each mesh keeps its own Shape (its
@@ -182,7 +183,8 @@ pub(crate) fn plan_meshes(
                 _ => None,
             })
             .collect();
-        let rigid = single.iter().all(Option::is_some)
+        let rigid = mesh.rigid
+            && single.iter().all(Option::is_some)
             && mesh.indices.chunks_exact(3).all(|t| {
                 let j = |i: u32| single.get(i as usize).copied().flatten();
                 j(t[0]) == j(t[1]) && j(t[1]) == j(t[2])

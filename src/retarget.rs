@@ -261,12 +261,13 @@ pub fn bake(
     // the threads fault in as they write, in parallel).
     let mut rotations: Vec<Vec<f32>> = joints.iter().map(|_| vec![0.0; times.len() * 4]).collect();
     let mut hips_path: Vec<f32> = vec![0.0; if hips.is_some() { times.len() * 3 } else { 0 }];
-    // The key times are independent: split them over the machine's cores, one retargeter
-    // (cloned: nothing measured twice) per run of times.
+    // The key times are independent: split them into runs (several per core, so that a core
+    // the machine gives less time to takes fewer of them) that one thread per core takes in
+    // turn, each with its own retargeter (cloned: nothing measured twice).
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .clamp(1, 16);
-    let chunk = times.len().div_ceil(threads).max(4096);
+    let chunk = times.len().div_ceil(threads * 8).max(4096);
     let mut runs: Vec<Run<'_>> = times
         .chunks(chunk)
         .map(|times| Run {
@@ -283,16 +284,29 @@ pub fn bake(
     for (run, slice) in runs.iter_mut().zip(hips_path.chunks_mut(chunk * 3)) {
         run.path = slice;
     }
+    // Taken from the back: the first run last.
+    runs.reverse();
+    let workers = threads.min(runs.len());
+    let queue = std::sync::Mutex::new(runs);
     let finite = std::thread::scope(|scope| {
-        let handles: Vec<_> = runs
-            .into_iter()
-            .map(|run| {
-                let retargeter = retargeter.clone();
-                let joints = &joints;
-                scope.spawn(move || bake_run(retargeter, joints, hips, run))
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                let mut retargeter = retargeter.clone();
+                let (joints, queue) = (&joints, &queue);
+                scope.spawn(move || {
+                    let mut finite = true;
+                    // A poisoned queue (a run panicked; nothing in one indexes unchecked)
+                    // counts as not finite.
+                    while let Some(run) = match queue.lock() {
+                        Ok(mut runs) => runs.pop(),
+                        Err(_) => return false,
+                    } {
+                        finite &= bake_run(&mut retargeter, joints, hips, run);
+                    }
+                    finite
+                })
             })
             .collect();
-        // A run that panicked (nothing in it indexes unchecked) counts as not finite.
         handles
             .into_iter()
             .all(|handle| handle.join().unwrap_or(false))
@@ -350,7 +364,7 @@ struct Run<'a> {
 /// Poses the target at each time of `run` and writes the joints' local rotations and the hips'
 /// local translation. Returns whether every rotation written is finite.
 fn bake_run(
-    mut retargeter: Retargeter<'_>,
+    retargeter: &mut Retargeter<'_>,
     joints: &[(HumanBone, crate::model::skeleton::JointId)],
     hips: Option<crate::model::skeleton::JointId>,
     run: Run<'_>,
@@ -383,4 +397,103 @@ fn bake_run(
         }
     }
     finite
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::{Asset, HumanoidSkeleton};
+    use glam::Quat;
+
+    /// The bake splits the keys into runs over threads: every key of every joint must land
+    /// where a plain one-thread pose puts it.
+    #[test]
+    fn bake_over_many_runs_matches_posing_each_key() {
+        let m = crate::demo::canonical_mannequin().expect("mannequin");
+        let mut asset = Asset::new(
+            Format::Glb,
+            m.skeleton.clone(),
+            (0..m.skeleton.len()).collect(),
+        );
+        asset.humanoids.push(HumanoidSkeleton {
+            declared_t_pose: true,
+            root: m.humanoid.root,
+            bones: m.humanoid.bones,
+        });
+        // 10 000 keys: three runs of at least 4096.
+        const KEYS: usize = 10_000;
+        let times: Vec<f32> = (0..KEYS).map(|k| k as f32 / 30.0).collect();
+        let mut clip = Clip::new("long");
+        for joint in m.skeleton.joints() {
+            let rest = m.skeleton.rest_local(joint);
+            let values: Vec<f32> = (0..KEYS)
+                .flat_map(|k| {
+                    let angle = (k as f32 * 0.05 + joint.index() as f32).sin() * 0.3;
+                    (rest.rotation * Quat::from_rotation_x(angle)).to_array()
+                })
+                .collect();
+            clip.add_track(
+                Track::new(
+                    TrackTarget::Joint(joint),
+                    Property::Rotation,
+                    Interpolation::Linear,
+                    times.clone(),
+                    values,
+                )
+                .expect("track"),
+            );
+            if m.skeleton.parent(joint).is_none() {
+                let path: Vec<f32> = (0..KEYS)
+                    .flat_map(|k| (rest.translation + glam::Vec3::X * k as f32 * 1e-3).to_array())
+                    .collect();
+                clip.add_track(
+                    Track::new(
+                        TrackTarget::Joint(joint),
+                        Property::Translation,
+                        Interpolation::Linear,
+                        times.clone(),
+                        path,
+                    )
+                    .expect("track"),
+                );
+            }
+        }
+        let mut diagnostics = Diagnostics::new();
+        let baked = bake(&asset, &clip, &asset, None, &mut diagnostics).expect("bake");
+        let mut retargeter = Retargeter::new(
+            Side::new(&asset, "animation").expect("humanoid"),
+            &clip,
+            Side::new(&asset, "model").expect("humanoid"),
+            &mut diagnostics,
+        )
+        .expect("retargeter");
+        let rotations = baked
+            .tracks()
+            .iter()
+            .filter(|t| t.property() == Property::Rotation);
+        assert_eq!(rotations.count(), asset.humanoids[0].bones.iter().count());
+        let hips = asset.humanoids[0].bones.get(HumanBone::Hips).expect("hips");
+        assert!(baked
+            .track(TrackTarget::Joint(hips), Property::Translation)
+            .is_some());
+        for key in [0, 1, 4095, 4096, 4097, 8191, 8192, KEYS - 1] {
+            let pose = retargeter.pose_at(times[key]);
+            for track in baked.tracks() {
+                let TrackTarget::Joint(joint) = track.target() else {
+                    panic!("a baked track on {}", track.target());
+                };
+                assert_eq!(track.times(), &times[..]);
+                let expected = match track.property() {
+                    Property::Rotation => pose.locals[joint.index()].rotation.to_array().to_vec(),
+                    _ => pose.locals[joint.index()].translation.to_array().to_vec(),
+                };
+                assert_eq!(
+                    track.value(key),
+                    Some(&expected[..]),
+                    "key {key}, {}",
+                    track.target()
+                );
+            }
+        }
+    }
 }

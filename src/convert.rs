@@ -217,9 +217,10 @@ fn convert_through_model(
         Some(format) => format,
         None => Format::for_output(output, None)?,
     };
-    // H-Anim Sites travel as sockets to an H-Anim output.
-    // (and its skin, or its segment shapes merged, to a GLB); a glTF file's meshes, placed at
-    // its rest, to an H-Anim output.
+    // Sockets (H-Anim Sites, glTF virtual transforms, a VRM's gaze origin) travel to an
+    // H-Anim output as sites and to a GLB as virtual transforms (an H-Anim file's skin, or its
+    // segment shapes merged, to a GLB too; a glTF file's meshes, placed at its rest, to an
+    // H-Anim output).
     let (mut read, sockets, meshes) = match input_format(input)? {
         format if format.is_hanim() => {
             let (read, extras) = crate::formats::hanim::read_asset_with_extras(
@@ -228,11 +229,17 @@ fn convert_through_model(
             )?;
             (read, extras.sockets, extras.meshes)
         }
-        format if format.is_gltf_family() && target.is_hanim() => {
+        format if format.is_gltf_family() => {
             let document = gltf::Document::open(input)?;
             let mut read = vrm::asset_from_document(&document)?;
-            let meshes = gltf::meshes::rest_meshes(&document, &read.asset, &mut read.diagnostics)?;
-            (read, Vec::new(), meshes)
+            let sockets =
+                crate::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
+            let meshes = if target.is_hanim() {
+                gltf::meshes::rest_meshes(&document, &read.asset, &mut read.diagnostics)?
+            } else {
+                Vec::new()
+            };
+            (read, sockets, meshes)
         }
         _ => (
             crate::asset::read_with(input, &read_options)?,
@@ -247,15 +254,8 @@ fn convert_through_model(
     let mut diagnostics = read.diagnostics;
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
     let carries_sockets = target.is_hanim() || target == Format::Glb;
-    if !sockets.is_empty() && !carries_sockets {
-        diagnostics.warn(
-            "SOCKETS_DROPPED",
-            "",
-            format!(
-                "{} H-Anim Sites are not written: {target} output through the model does not carry sockets yet",
-                sockets.len()
-            ),
-        );
+    if !carries_sockets {
+        crate::sockets::report_dropped(&sockets, &asset, target, &mut diagnostics);
     }
     let bytes_written = match target {
         Format::Bvh => {
@@ -307,12 +307,11 @@ fn convert_through_model(
                 skin_without_mesh: true,
             })?;
             if !sockets.is_empty() {
-                // Sites become virtual transforms; the built nodes are the skeleton's joints
+                // Sockets become virtual transforms; the built nodes are the skeleton's joints
                 // in order.
-                let converted: Vec<_> = sockets.iter().map(site_socket).collect();
                 let name = gltf::virtual_transform::NAME;
                 built.json["extensions"][name] =
-                    gltf::virtual_transform::to_json(&converted, |joint| joint.index());
+                    gltf::virtual_transform::to_json(&sockets, |joint| joint.index());
                 match built.json["extensionsUsed"].as_array_mut() {
                     Some(used) => used.push(name.into()),
                     None => built.json["extensionsUsed"] = serde_json::json!([name]),
@@ -494,24 +493,4 @@ pub(crate) fn report_rig_only(
             ),
         );
     }
-}
-
-/// An H-Anim Site as a KHR_virtual_transform socket: its offset from the joint, every parent
-/// property respected (a Site is a child transform), its kind as a tag.
-fn site_socket(site: &crate::model::Socket) -> crate::model::socket::Socket {
-    use crate::model::humanoid::SocketKind;
-    let mut socket = crate::model::socket::Socket::new(site.name.clone(), Some(site.joint));
-    socket.translation = site.offset.translation;
-    socket.rotation = site.offset.rotation;
-    socket.scale = site.offset.scale;
-    let tag = match &site.kind {
-        // H-Anim's own sites are mostly anthropometric feature points (`*_pt`).
-        SocketKind::Attachment if site.name.ends_with("_pt") => "marker".to_owned(),
-        SocketKind::Attachment => "attach".to_owned(),
-        SocketKind::LookAt => "gaze_origin".to_owned(),
-        SocketKind::Camera => "camera".to_owned(),
-        SocketKind::Other(word) => word.clone(),
-    };
-    socket.set_tags(vec!["hanim_site".to_owned(), tag]);
-    socket
 }

@@ -72,7 +72,9 @@ pub fn read_sockets(path: &Path) -> Result<(crate::Asset, Vec<Socket>, Diagnosti
     Ok((outcome.asset, sockets, diagnostics))
 }
 
-/// The sockets of an open document, parented to the joints of `asset` (read from it).
+/// The sockets of an open document, parented to the joints of `asset` (read from it): its
+/// `KHR_virtual_transform` entries, and a VRM's gaze origin ([`crate::formats::vrm::gaze`])
+/// when none of them is a `gaze_origin`.
 ///
 /// # Errors
 /// The KHR_virtual_transform data is invalid (the error names the JSON pointer).
@@ -90,12 +92,20 @@ pub fn sockets_of(
             *slot = Some(joint);
         }
     }
-    virtual_transform::read_in(
+    let mut sockets = virtual_transform::read_in(
         &root,
         path,
         |node| joint_of.get(node).copied().flatten(),
         diagnostics,
-    )
+    )?;
+    // A VRM's gaze origin, unless a virtual transform already carries it.
+    let gaze_listed = sockets
+        .iter()
+        .any(|s| s.kind == Some(crate::model::socket::SocketKind::GazeOrigin));
+    if !gaze_listed {
+        sockets.extend(crate::formats::vrm::gaze::socket(asset));
+    }
+    Ok(sockets)
 }
 
 /// The world transform of every socket of `path`, at rest or at `options.time`.
@@ -161,4 +171,31 @@ pub fn place(
         })
         .collect();
     Ok((clip_name, places))
+}
+
+/// Reports each socket a `target` file cannot hold (`SOCKET_DROPPED`, one per socket, naming
+/// it and its joint).
+pub fn report_dropped(
+    sockets: &[Socket],
+    asset: &crate::Asset,
+    target: crate::formats::Format,
+    diagnostics: &mut Diagnostics,
+) {
+    for socket in sockets {
+        let on = socket
+            .parent
+            .filter(|&j| asset.skeleton.contains(j))
+            .map_or_else(
+                || "the scene root".to_owned(),
+                |j| format!("joint {:?}", asset.skeleton.name(j)),
+            );
+        diagnostics.warn(
+            "SOCKET_DROPPED",
+            "",
+            format!(
+                "socket {:?} (on {on}) is not written: a {target} file cannot hold sockets",
+                socket.name
+            ),
+        );
+    }
 }

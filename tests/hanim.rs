@@ -986,11 +986,11 @@ fn check_tiny(outcome: &ReadOutcome, extras: &HanimExtras, ankle: &str) {
     assert_eq!(extras.sockets.len(), 1);
     let site = &extras.sockets[0];
     assert_eq!(site.name, "l_heel_pt");
-    assert_eq!(site.joint, joint(asset, ankle));
+    assert_eq!(site.parent, Some(joint(asset, ankle)));
     assert!(site
-        .offset
         .translation
         .abs_diff_eq(Vec3::new(0.0, -0.08, -0.05), 1e-6));
+    assert_eq!(site.tags, ["hanim_site", "marker"]);
     // The humanoid is mapped: hips on the root, the left leg on hip/knee/ankle.
     let bones = &asset.humanoids[0].bones;
     use humanoid::model::HumanBone;
@@ -1473,10 +1473,8 @@ fn writes_what_it_reads() {
             assert_eq!(again_extras.sockets.len(), 1);
             let (s0, s1) = (&extras.sockets[0], &again_extras.sockets[0]);
             assert_eq!(s0.name, s1.name);
-            assert!(s0
-                .offset
-                .translation
-                .abs_diff_eq(s1.offset.translation, 1e-6));
+            assert!(s0.translation.abs_diff_eq(s1.translation, 1e-6));
+            assert_eq!(s0.tags, s1.tags);
             match format {
                 Format::X3d => {
                     assert!(text.contains("<X3D profile='Interchange' version='4.0'"));

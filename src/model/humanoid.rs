@@ -28,7 +28,6 @@ use std::fmt;
 
 use crate::model::skeleton::{JointId, Skeleton};
 use crate::model::{HumanBone, Profile};
-use crate::pose::trs::Trs;
 
 /// Which joint each canonical bone is: an array indexed by [`HumanBone::index`].
 ///
@@ -132,32 +131,6 @@ impl fmt::Display for BoneList<'_> {
     }
 }
 
-/// What a [`Socket`] is for.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum SocketKind {
-    /// A place to attach props (a hand grip, a hat).
-    Attachment,
-    /// The point the eyes look from (VRM `lookAt.offsetFromHeadBone`).
-    LookAt,
-    /// A camera mount (first-person view).
-    Camera,
-    /// Anything else, with the file's own word for it.
-    Other(String),
-}
-
-/// A named point attached to a joint, with an offset from it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Socket {
-    /// The socket's name.
-    pub name: String,
-    /// The joint it follows.
-    pub joint: JointId,
-    /// Its transform relative to the joint.
-    pub offset: Trs,
-    /// What it is for.
-    pub kind: SocketKind,
-}
-
 /// Who made a character and under which terms (VRM `meta`, glTF `asset`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Meta {
@@ -180,8 +153,8 @@ pub struct Humanoid {
     pub skeleton: Skeleton,
     /// Which joints are the canonical bones.
     pub bones: BoneMap,
-    /// Attachment points.
-    pub sockets: Vec<Socket>,
+    /// Attachment points ([`crate::model::socket`]).
+    pub sockets: Vec<crate::model::socket::Socket>,
     /// Authorship and licence.
     pub meta: Meta,
 }
@@ -211,6 +184,7 @@ impl Humanoid {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pose::trs::Trs;
 
     fn joint(index: usize) -> JointId {
         JointId::from_index(index).unwrap()
@@ -276,12 +250,8 @@ mod tests {
         let mut bones = BoneMap::new();
         bones.set(HumanBone::Hips, Some(ids[0]));
         let mut h = Humanoid::new(skeleton, bones);
-        h.sockets.push(Socket {
-            name: "eyes".into(),
-            joint: ids[0],
-            offset: Trs::IDENTITY,
-            kind: SocketKind::LookAt,
-        });
+        h.sockets
+            .push(crate::model::socket::Socket::new("eyes", Some(ids[0])));
         assert_eq!(h.bone_joint(HumanBone::Hips), Some(ids[0]));
         assert_eq!(h.bone_joint(HumanBone::Head), None);
         assert_eq!(h.joint_bone(ids[0]), Some(HumanBone::Hips));

@@ -12,6 +12,7 @@ pub mod validate;
 
 pub use bone::{HumanBone, Profile};
 pub use clip::{Clip, Property, Track, TrackError, TrackTarget};
-pub use humanoid::{BoneMap, Humanoid, Meta, MissingBones, Socket, SocketKind};
+pub use humanoid::{BoneMap, Humanoid, Meta, MissingBones};
 pub use skeleton::{JointId, RawJoint, Skeleton, SkeletonError, MAX_JOINTS};
+pub use socket::{Socket, SocketKind};
 pub use validate::validate_bone_map;

@@ -59,6 +59,7 @@
 //! ```
 
 pub mod names;
+pub mod sites;
 
 mod animation;
 mod classic;
@@ -83,9 +84,9 @@ use std::path::Path;
 use crate::asset::{Asset, ReadOutcome};
 use crate::error::{Diagnostics, Error, Location};
 use crate::formats::Format;
-use crate::model::humanoid::Socket;
 use crate::model::mesh::SkinnedMesh;
 use crate::model::skeleton::JointId;
+use crate::model::socket::Socket;
 
 pub use names::Generation;
 

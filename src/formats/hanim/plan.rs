@@ -18,8 +18,10 @@
 //!   STEP tracks get a repeated key before each jump; cubic splines are sampled at
 //!   [`WriteOptions::fps`]. Each clip is a TimeSensor whose `cycleInterval` is the clip's
 //!   length; key fractions are `time / cycleInterval`.
-//! - **Sites** from sockets: an HAnimSite under its joint, at the socket's rest world
-//!   transform.
+//! - **Sites** from sockets: an HAnimSite under its joint (or the nearest written ancestor),
+//!   named as the socket, at the socket's rest world transform (translation, rotation, scale).
+//!   A site always follows its joint fully: a socket with a `respect_parent_*` flag off, or
+//!   with no parent, is reported (`HANIM_SITE_FOLLOWS_JOINT`).
 //! - **Meshes** ([`WriteOptions::meshes`]): the skin and the segments (`plan_mesh`).
 
 use std::collections::HashMap;
@@ -33,10 +35,10 @@ use super::WriteOptions;
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
-use crate::model::humanoid::SocketKind;
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
 use crate::pose::sample::Interpolation;
+use crate::pose::socket::VtMode;
 
 /// One joint to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +66,8 @@ pub(crate) struct PlannedSite {
     pub translation: [f32; 3],
     /// `rotation` (axis, angle).
     pub rotation: [f32; 4],
+    /// `scale` (written when not 1).
+    pub scale: [f32; 3],
 }
 
 /// Which joint field an interpolator sets.
@@ -200,7 +204,14 @@ pub(crate) fn plan(
         );
     }
     let loa = level_of_articulation(joints.iter().map(|j| j.name.as_str()));
-    let sites = sites(asset, options, &index_of, &mut defs, diagnostics);
+    let sites = sites(
+        asset,
+        options,
+        generation,
+        &index_of,
+        &mut defs,
+        diagnostics,
+    );
     let clips = clips(asset, options, &index_of, &mut defs, diagnostics)?;
     let joint_names: Vec<String> = joints.iter().map(|j| j.name.clone()).collect();
     let meshes = plan_meshes(
@@ -373,16 +384,25 @@ pub(crate) fn level_of_articulation<'n>(joint_names: impl Iterator<Item = &'n st
 fn sites(
     asset: &Asset,
     options: &WriteOptions,
+    generation: Generation,
     index_of: &HashMap<JointId, usize>,
     defs: &mut Names,
     diagnostics: &mut Diagnostics,
 ) -> Vec<PlannedSite> {
+    let skeleton = &asset.skeleton;
     let mut out = Vec::new();
     for socket in &options.sockets {
-        let joint = std::iter::once(socket.joint)
-            .chain(asset.skeleton.ancestors(socket.joint))
-            .find_map(|j| index_of.get(&j).copied());
-        let Some(joint) = joint.filter(|_| asset.skeleton.contains(socket.joint)) else {
+        // A root socket (no parent) goes under the first joint, at its world place.
+        let parent = socket
+            .parent
+            .or_else(|| skeleton.joints().next())
+            .filter(|&j| skeleton.contains(j));
+        let joint = parent.and_then(|p| {
+            std::iter::once(p)
+                .chain(skeleton.ancestors(p))
+                .find_map(|j| index_of.get(&j).copied())
+        });
+        let (Some(parent), Some(joint)) = (parent, joint) else {
             diagnostics.warn(
                 "HANIM_SOCKET_DROPPED",
                 "",
@@ -393,18 +413,68 @@ fn sites(
             );
             continue;
         };
-        let world = asset.skeleton.rest_world(socket.joint) * socket.offset;
-        let [x, y, z, angle] = to_axis_angle(world.rotation.as_dquat());
-        let mut name = socket.name.clone();
-        if socket.kind == SocketKind::Camera && !name.ends_with("_view") {
-            name.push_str("_view");
+        if !socket.respects_all() || socket.parent.is_none() {
+            let ignored: Vec<&str> = [
+                (socket.respect_parent_position, "position"),
+                (socket.respect_parent_rotation, "rotation"),
+                (socket.respect_parent_scale, "scale"),
+            ]
+            .iter()
+            .filter(|(kept, _)| !kept)
+            .map(|(_, what)| *what)
+            .collect();
+            let what = if socket.parent.is_none() {
+                "has no parent joint".to_owned()
+            } else {
+                format!("does not follow its joint's {}", ignored.join(", "))
+            };
+            diagnostics.warn(
+                "HANIM_SITE_FOLLOWS_JOINT",
+                "",
+                format!(
+                    "socket {:?} {what}; an H-Anim site always follows its joint fully: it is written at its rest place under {:?}",
+                    socket.name,
+                    skeleton.name(parent)
+                ),
+            );
         }
+        // In a BASIC file every joint frame is the humanoid's at rest, so a site's fields are
+        // its rest world transform.
+        let rest = match socket.parent {
+            Some(_) => skeleton.rest_world(parent).to_mat4(),
+            None => glam::Mat4::IDENTITY,
+        };
+        let world = crate::pose::socket::world(socket, rest, rest, VtMode::Aligned);
+        if world.sheared {
+            diagnostics.warn(
+                "HANIM_SITE_SHEARED",
+                "",
+                format!(
+                    "socket {:?}: its rest world transform has shear (a rotated, non-uniformly scaled parent), which a site's translation, rotation and scale cannot hold; the shear was dropped",
+                    socket.name
+                ),
+            );
+        }
+        let mut scale = clean(world.scale);
+        if generation == Generation::V1 && !scale.abs_diff_eq(Vec3::ONE, 1e-6) {
+            diagnostics.warn(
+                "HANIM_SITE_SCALE_DROPPED",
+                "",
+                format!(
+                    "socket {:?}: scale {scale} dropped (the H-Anim 1.1 Site has no scale field)",
+                    socket.name
+                ),
+            );
+            scale = Vec3::ONE;
+        }
+        let [x, y, z, angle] = to_axis_angle(world.rotation.as_dquat());
         out.push(PlannedSite {
-            def: defs.unique(&format!("hanim_{}", identifier(&name))),
-            name,
+            def: defs.unique(&format!("hanim_{}", identifier(&socket.name))),
+            name: socket.name.clone(),
             joint,
             translation: clean(world.translation).to_array(),
             rotation: [x as f32, y as f32, z as f32, angle as f32],
+            scale: scale.to_array(),
         });
     }
     out

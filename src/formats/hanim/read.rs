@@ -37,8 +37,9 @@ use crate::formats::Format;
 use crate::mapping::detect::{prune, Mapping};
 use crate::mapping::table::Table;
 use crate::mapping::{Library, Method, RigMapping};
-use crate::model::humanoid::{Meta, Socket, SocketKind};
+use crate::model::humanoid::Meta;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
+use crate::model::socket::Socket;
 use crate::model::HumanBone;
 use crate::pose::trs::Trs;
 
@@ -273,20 +274,12 @@ fn sockets(figure: &Figure, frames: &[JointFrame]) -> Vec<Socket> {
         };
         let mut trs = Trs::from_mat4(offset.as_mat4());
         trs.translation *= k as f32;
-        let lower = site.name.to_ascii_lowercase();
-        let kind = if site.viewpoint || lower.ends_with("_view") {
-            SocketKind::Camera
-        } else if lower.ends_with("_pt") || lower.ends_with("_feature") {
-            SocketKind::Other("feature point".to_owned())
-        } else {
-            SocketKind::Attachment
-        };
-        out.push(Socket {
-            name: site.name.clone(),
-            joint: frame.joint,
-            offset: trs,
-            kind,
-        });
+        let mut socket = Socket::new(site.name.clone(), Some(frame.joint));
+        socket.translation = trs.translation;
+        socket.rotation = trs.rotation;
+        socket.scale = trs.scale;
+        socket.set_tags(super::sites::tags(&site.name, site.viewpoint));
+        out.push(socket);
     }
     out
 }

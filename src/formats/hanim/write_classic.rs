@@ -148,6 +148,10 @@ fn site(out: &mut String, flavour: Flavour, site: &PlannedSite, depth: usize) {
     numbers(out, &site.translation);
     out.push_str(" rotation ");
     numbers(out, &site.rotation);
+    if site.scale != [1.0; 3] {
+        out.push_str(" scale ");
+        numbers(out, &site.scale);
+    }
     out.push_str(" }\n");
 }
 

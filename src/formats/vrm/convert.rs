@@ -4,13 +4,18 @@
 //!
 //! | input | output | what changes |
 //! |---|---|---|
-//! | VRM 1.0 / VRMA | `.glb` / `.gltf` | `EXT_skeleton_humanoid` added from the VRM bone map (unless the file has one); VRM extensions kept, or removed with `strip_vrm` |
+//! | VRM 1.0 / VRMA | `.glb` / `.gltf` | `EXT_skeleton_humanoid` added from the VRM bone map (unless the file has one); the gaze origin added as a virtual transform; VRM extensions kept, or removed with `strip_vrm` |
 //! | glTF + EXT | VRM 1.0 | `VRMC_vrm` added (bone map from EXT skeleton 0, meta from the options or defaults, reported); an EXT skeleton that only repeats it is dropped |
 //! | glTF with `VRMC_vrm` | VRM 1.0 | an EXT skeleton that only repeats `VRMC_vrm` is dropped (so VRM → glTF → VRM gives the input back) |
 //! | VRM x | VRM x (same flavour) | nothing: the identity |
 //! | VRM 0.x | VRM 1.0 (`--to vrm1`) | the migration ([`super::migrate`]): turned to face +Z, extension migrated |
 //! | VRM 1.0 | VRM 0.x (`--to vrm0`) | the way back ([`super::downgrade`]), refused when bones have rest rotations |
-//! | VRM 0.x | `.glb` / `.gltf` | nothing (a 0.x model faces −Z, which EXT forbids: migrate with `--to vrm1` first) |
+//! | VRM 0.x | `.glb` / `.gltf` | the gaze origin added as a virtual transform (a 0.x model faces −Z, which EXT forbids: migrate with `--to vrm1` first) |
+//!
+//! The gaze origin travels as a `gaze_origin` socket ([`super::gaze`]): VRM → glTF adds it to
+//! `KHR_virtual_transform`; glTF → VRM (1.0, or 0.x from a `.glb`) writes it back as
+//! `lookAt.offsetFromHeadBone` / `firstPersonBoneOffset` and removes it from the virtual
+//! transforms. The migration and the way back do not turn virtual transforms.
 
 use serde_json::{json, Map, Value};
 
@@ -71,6 +76,7 @@ pub fn prepare(
     match (found, target) {
         (Some(Format::Vrm1 | Format::Vrma), Format::Glb | Format::Gltf) => {
             add_ext_from_vrm(&mut document, &mut diagnostics)?;
+            super::gaze::add_to_document(&mut document, &mut diagnostics)?;
             if options.strip_vrm {
                 strip_vrm(&mut document, &mut diagnostics);
             }
@@ -81,6 +87,7 @@ pub fn prepare(
                 "/extensions/VRM",
                 "EXT_skeleton_humanoid not added: a VRM 0.x model faces -Z and EXT requires +Z; convert with --to vrm1 (migration) first",
             );
+            super::gaze::add_to_document(&mut document, &mut diagnostics)?;
             if options.strip_vrm {
                 strip_vrm(&mut document, &mut diagnostics);
             }
@@ -92,8 +99,13 @@ pub fn prepare(
         }
         (Some(Format::Vrm1), Format::Vrm1) if !from_vrm_file => {
             drop_redundant_ext(&mut document, &mut diagnostics)?;
+            super::gaze::take_from_document(&mut document, &mut diagnostics)?;
         }
-        (Some(found), target) if found == target => {}
+        (Some(found), target) if found == target => {
+            if !from_vrm_file {
+                super::gaze::take_from_document(&mut document, &mut diagnostics)?;
+            }
+        }
         (Some(Format::Vrm1), Format::Vrm0) => {
             let (downgraded, found) = super::downgrade::downgrade_vrm1_to_vrm0(&document)?;
             document = downgraded;
@@ -112,6 +124,7 @@ pub fn prepare(
         (None, Format::Vrm1) => {
             add_vrmc_vrm(&mut document, &options.meta, &mut diagnostics)?;
             drop_redundant_ext(&mut document, &mut diagnostics)?;
+            super::gaze::take_from_document(&mut document, &mut diagnostics)?;
         }
         (Some(found), target) => {
             return Err(Error::unsupported(format!(

@@ -19,6 +19,7 @@
 
 pub mod convert;
 pub mod downgrade;
+pub mod gaze;
 pub mod humanoid;
 pub mod migrate;
 pub mod validate;

@@ -41,6 +41,9 @@ pub struct RetargetOptions {
     pub force: bool,
     /// How to write a `.bvh` output (the model's skeleton, without its meshes).
     pub bvh: crate::formats::bvh::WriteOptions,
+    /// Carry the animation file's sockets onto the model by bone
+    /// ([`crate::sockets::carry_into`]); the model's own sockets are always kept.
+    pub carry_sockets: bool,
 }
 
 /// Retargets the clip of `anim` onto `model` and writes the model with it to `output`.
@@ -97,6 +100,10 @@ pub fn retarget(
             flavour.filter(|f| matches!(f, Format::Vrm0 | Format::Vrm1)),
         )?,
     };
+    if options.carry_sockets {
+        let (from, out) = (&source, target_format);
+        crate::sockets::carry_into(anim, from, &mut document, &target, out, &mut diagnostics)?;
+    }
     let written = match target_format {
         Format::Vrma => {
             let mut with_clip = target.clone();

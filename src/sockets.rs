@@ -199,3 +199,132 @@ pub fn report_dropped(
         );
     }
 }
+
+/// The sockets of any file the readers know, parented to the joints of the asset that
+/// [`crate::asset::read`] gives for it: glTF/GLB/VRM virtual transforms and gaze origin, H-Anim
+/// Sites; none for other formats.
+///
+/// # Errors
+/// The file cannot be read, or its sockets are invalid.
+pub fn sockets_of_file(path: &Path, diagnostics: &mut Diagnostics) -> Result<Vec<Socket>, Error> {
+    let format = crate::asset::input_format(path)?;
+    if format.is_gltf_family() {
+        let (_, sockets, found) = read_sockets(path)?;
+        diagnostics.extend(found);
+        Ok(sockets)
+    } else if format.is_hanim() {
+        let (_, extras) = crate::formats::hanim::read_asset_with_extras(
+            path,
+            &crate::formats::hanim::ReadOptions::default(),
+        )?;
+        Ok(extras.sockets)
+    } else {
+        Ok(Vec::new())
+    }
+}
+
+/// Retarget's `--carry-sockets`: the sockets of the source character `source_path` (read as
+/// `source`) carried by bone onto `target` ([`crate::pose::socket_transfer`]) and added to
+/// the target's `document` as virtual transforms, after the target's own (a carried socket
+/// whose name the target already uses is left out). An output that is not a glTF, GLB or VRM
+/// file holds no sockets: each is reported dropped.
+///
+/// # Errors
+/// The source's sockets cannot be read; the target's virtual transforms are invalid.
+pub fn carry_into(
+    source_path: &Path,
+    source: &crate::Asset,
+    document: &mut gltf::Document,
+    target: &crate::Asset,
+    output: crate::formats::Format,
+    diagnostics: &mut Diagnostics,
+) -> Result<(), Error> {
+    use crate::formats::Format;
+    use crate::pose::socket_transfer::{transfer, Rig};
+    let mut found = Diagnostics::new();
+    let sockets = sockets_of_file(source_path, &mut found)?;
+    let (Some(from), Some(to)) = (source.humanoids.first(), target.humanoids.first()) else {
+        if !sockets.is_empty() {
+            diagnostics.warn(
+                "SOCKET_NOT_CARRIED",
+                "",
+                format!(
+                    "{} socket(s) not carried: both files need a humanoid",
+                    sockets.len()
+                ),
+            );
+        }
+        return Ok(());
+    };
+    fn rig<'a>(asset: &'a crate::Asset, bones: &'a crate::model::BoneMap) -> Rig<'a> {
+        Rig {
+            skeleton: &asset.skeleton,
+            bones,
+            faces_minus_z: asset.facing == crate::asset::Facing::MinusZ,
+        }
+    }
+    let carried = transfer(
+        &sockets,
+        rig(source, &from.bones),
+        rig(target, &to.bones),
+        diagnostics,
+    );
+    if !matches!(
+        output,
+        Format::Glb | Format::Gltf | Format::Vrm1 | Format::Vrm0
+    ) {
+        report_dropped(&carried, target, output, diagnostics);
+        return Ok(());
+    }
+    let mut scratch = Diagnostics::new();
+    let own = sockets_of(document, target, &mut scratch)?;
+    let (kept, clashing): (Vec<Socket>, Vec<Socket>) = carried
+        .into_iter()
+        .partition(|s| !own.iter().any(|o| o.name == s.name));
+    for socket in &clashing {
+        diagnostics.warn(
+            "SOCKET_NOT_CARRIED",
+            "",
+            format!(
+                "socket {:?} was not carried: the target has its own socket of that name",
+                socket.name
+            ),
+        );
+    }
+    if kept.is_empty() {
+        return Ok(());
+    }
+    let items = virtual_transform::to_json(&kept, |j| target.source_index(j));
+    let name = virtual_transform::NAME;
+    let root = &mut document.root;
+    let extensions = root.extensions.get_or_insert_with(Default::default);
+    let entry = extensions
+        .entry(name.to_owned())
+        .or_insert_with(|| serde_json::json!({ "virtualTransforms": [] }));
+    match entry["virtualTransforms"].as_array_mut() {
+        Some(list) => list.extend(
+            items["virtualTransforms"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default(),
+        ),
+        None => *entry = items,
+    }
+    if !root.extensions_used.iter().any(|e| e == name) {
+        root.extensions_used.push(name.to_owned());
+    }
+    diagnostics.info(
+        "SOCKETS_CARRIED",
+        format!("/extensions/{name}/virtualTransforms"),
+        format!(
+            "{} socket(s) of {} carried onto the model by bone: {}",
+            kept.len(),
+            source_path.display(),
+            kept.iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    );
+    Ok(())
+}

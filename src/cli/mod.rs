@@ -165,6 +165,11 @@ enum Command {
         json: bool,
         #[command(flatten)]
         bvh_out: BvhOutArgs,
+        /// Carry the animation file's sockets (KHR_virtual_transform, H-Anim Sites, a VRM's
+        /// gaze origin) onto the model by bone, offsets scaled by the bones' lengths; the
+        /// model's own sockets are always kept.
+        #[arg(long)]
+        carry_sockets: bool,
         /// Map a rig that declares no humanoid.
         #[command(flatten)]
         maps: MapArgs,
@@ -441,6 +446,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             force,
             json,
             bvh_out,
+            carry_sockets,
             maps,
         } => {
             let as_ext = match as_.as_str() {
@@ -461,6 +467,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 to: to.as_deref().map(str::parse).transpose()?,
                 force,
                 bvh: bvh_out.write_options()?,
+                carry_sockets,
             };
             retarget::run(&mut out, &anim, &onto, &output, &options, json)
         }

@@ -9,6 +9,7 @@ pub mod normalized;
 pub mod retarget;
 pub mod sample;
 pub mod socket;
+pub mod socket_transfer;
 pub mod tpose;
 pub mod trs;
 

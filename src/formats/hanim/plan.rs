@@ -456,7 +456,9 @@ fn sites(
             );
         }
         let mut scale = clean(world.scale);
-        if generation == Generation::V1 && !scale.abs_diff_eq(Vec3::ONE, 1e-6) {
+        if scale.abs_diff_eq(Vec3::ONE, 1e-6) {
+            scale = Vec3::ONE;
+        } else if generation == Generation::V1 {
             diagnostics.warn(
                 "HANIM_SITE_SCALE_DROPPED",
                 "",

@@ -279,7 +279,8 @@ fn remove_item(document: &mut Document, index: usize) {
     set_extension(document, (!empty).then_some(extension));
 }
 
-/// Writes the gaze offset into the VRM extension, reporting a value it replaces.
+/// Writes the gaze offset into the VRM extension; a value already there that equals it (to
+/// [`TOLERANCE`]) is left as written, one that differs is replaced and reported.
 fn write_offset(
     document: &mut Document,
     found: Format,
@@ -295,21 +296,17 @@ fn write_offset(
         let shortest = v.to_string().parse::<f64>().unwrap_or(f64::from(v));
         serde_json::Number::from_f64(shortest).map_or(Value::from(0), Value::Number)
     };
-    let (pointer, old, new) = match found {
+    let (object, key, pointer, new) = match found {
         Format::Vrm0 => {
             let Some(vrm) = extensions.get_mut(VRM0).and_then(Value::as_object_mut) else {
                 return;
             };
-            let first = vrm.entry("firstPerson").or_insert_with(|| json!({}));
-            let Some(first) = first.as_object_mut() else {
-                return;
-            };
             // Unity space: three-vrm reads (x, y, −z).
             let new = json!({"x": number(offset.x), "y": number(offset.y), "z": number(-offset.z)});
-            let old = first.insert("firstPersonBoneOffset".into(), new.clone());
             (
+                vrm.entry("firstPerson").or_insert_with(|| json!({})),
+                "firstPersonBoneOffset",
                 "/extensions/VRM/firstPerson/firstPersonBoneOffset",
-                old,
                 new,
             )
         }
@@ -317,40 +314,44 @@ fn write_offset(
             let Some(vrm) = extensions.get_mut(VRMC_VRM).and_then(Value::as_object_mut) else {
                 return;
             };
-            let look = vrm.entry("lookAt").or_insert_with(|| json!({}));
-            let Some(look) = look.as_object_mut() else {
-                return;
-            };
             let new = json!([number(offset.x), number(offset.y), number(offset.z)]);
-            let old = look.insert("offsetFromHeadBone".into(), new.clone());
-            ("/extensions/VRMC_vrm/lookAt/offsetFromHeadBone", old, new)
+            (
+                vrm.entry("lookAt").or_insert_with(|| json!({})),
+                "offsetFromHeadBone",
+                "/extensions/VRMC_vrm/lookAt/offsetFromHeadBone",
+                new,
+            )
         }
     };
-    let same = old.as_ref().is_some_and(|old| {
-        let values = |v: &Value| -> Vec<f64> {
-            match v {
-                Value::Array(a) => a.iter().filter_map(Value::as_f64).collect(),
-                Value::Object(o) => ["x", "y", "z"]
-                    .iter()
-                    .filter_map(|k| o.get(*k).and_then(Value::as_f64))
-                    .collect(),
-                _ => Vec::new(),
-            }
-        };
+    let Some(object) = object.as_object_mut() else {
+        return;
+    };
+    let values = |v: &Value| -> Vec<f64> {
+        match v {
+            Value::Array(a) => a.iter().filter_map(Value::as_f64).collect(),
+            Value::Object(o) => ["x", "y", "z"]
+                .iter()
+                .map(|k| o.get(*k).and_then(Value::as_f64).unwrap_or(0.0))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let old = object.get(key);
+    let same = old.is_some_and(|old| {
         let (a, b) = (values(old), values(&new));
         a.len() == 3
             && a.iter()
                 .zip(&b)
                 .all(|(x, y)| (x - y).abs() <= f64::from(TOLERANCE))
     });
-    if !same {
-        diagnostics.info(
-            "VRM_GAZE_FROM_SOCKET",
-            pointer,
-            format!(
-                "the gaze origin was written from the gaze_origin socket: {new}{}",
-                old.map_or_else(String::new, |o| format!(" (was {o})"))
-            ),
-        );
+    if same {
+        return;
     }
+    let was = old.map_or_else(String::new, |o| format!(" (was {o})"));
+    diagnostics.info(
+        "VRM_GAZE_FROM_SOCKET",
+        pointer,
+        format!("the gaze origin was written from the gaze_origin socket: {new}{was}"),
+    );
+    object.insert(key.to_owned(), new);
 }

@@ -2469,6 +2469,223 @@ mod corpus {
         eprintln!("{}", report.join("\n"));
     }
 
+    /// The world position of every HAnimSite (or 1.1 `Site` PROTO instance) in Castle's X3D XML
+    /// of `file`, by name: each Transform-like node's `T(t)·T(c)·R·S·T(−c)` composed from the
+    /// scene root down (USE followed once per path). `None` when HUMANOID_TOVRMLX3D is not set.
+    fn castle_sites(file: &Path) -> Option<Result<Vec<(String, DVec3)>, String>> {
+        let tool = std::env::var_os("HUMANOID_TOVRMLX3D")?;
+        let output = Command::new(tool)
+            .arg(file)
+            .arg("--encoding=xml")
+            .output()
+            .ok()?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if !output.status.success() || stderr.contains("skip the rest") {
+            return Some(Err(stderr.into_owned()));
+        }
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let doc = roxmltree::Document::parse_with_options(
+            &text,
+            roxmltree::ParsingOptions {
+                allow_dtd: true,
+                nodes_limit: u32::MAX,
+            },
+        )
+        .ok()?;
+        let defs: HashMap<&str, roxmltree::Node> = doc
+            .descendants()
+            .filter_map(|e| e.attribute("DEF").map(|d| (d, e)))
+            .collect();
+        fn field(e: roxmltree::Node, name: &str) -> Option<Vec<f64>> {
+            let text = if e.has_tag_name("ProtoInstance") {
+                e.children()
+                    .find(|c| c.has_tag_name("fieldValue") && c.attribute("name") == Some(name))
+                    .and_then(|c| c.attribute("value"))
+            } else {
+                e.attribute(name)
+            }?;
+            Some(
+                text.split_whitespace()
+                    .map(|v| v.parse().unwrap())
+                    .collect(),
+            )
+        }
+        fn text_field(e: roxmltree::Node, name: &str) -> Option<String> {
+            if e.has_tag_name("ProtoInstance") {
+                e.children()
+                    .find(|c| c.has_tag_name("fieldValue") && c.attribute("name") == Some(name))
+                    .and_then(|c| c.attribute("value"))
+                    .map(|v| v.trim_matches('"').to_owned())
+            } else {
+                e.attribute(name).map(str::to_owned)
+            }
+        }
+        fn kind(e: roxmltree::Node) -> String {
+            if e.has_tag_name("ProtoInstance") {
+                e.attribute("name").unwrap_or("").to_owned()
+            } else {
+                e.tag_name().name().to_owned()
+            }
+        }
+        fn walk<'a>(
+            e: roxmltree::Node<'a, 'a>,
+            parent: DMat4,
+            defs: &HashMap<&str, roxmltree::Node<'a, 'a>>,
+            out: &mut Vec<(String, DVec3)>,
+        ) {
+            let e = e
+                .attribute("USE")
+                .and_then(|u| defs.get(u).copied())
+                .unwrap_or(e);
+            let k = kind(e);
+            let transformish = matches!(
+                k.as_str(),
+                "Transform"
+                    | "HAnimHumanoid"
+                    | "HAnimJoint"
+                    | "HAnimSite"
+                    | "Humanoid"
+                    | "Joint"
+                    | "Site"
+            );
+            let mut world = parent;
+            if transformish {
+                let v3 = |n: &str, d: f64| {
+                    field(e, n).map_or(DVec3::splat(d), |v| DVec3::new(v[0], v[1], v[2]))
+                };
+                let r = field(e, "rotation").map_or(DQuat::IDENTITY, |v| axis_angle(&v));
+                world = parent
+                    * transform(
+                        v3("translation", 0.0),
+                        v3("center", 0.0),
+                        r,
+                        v3("scale", 1.0),
+                    );
+            }
+            if matches!(k.as_str(), "HAnimSite" | "Site") {
+                out.push((
+                    text_field(e, "name").unwrap_or_default(),
+                    world.transform_point3(DVec3::ZERO),
+                ));
+            }
+            for c in e.children().filter(|c| c.is_element()) {
+                // Only the scene graph: not the humanoid's USE lists of joints and sites.
+                let list = matches!(
+                    c.attribute("containerField"),
+                    Some("joints" | "segments" | "sites" | "viewpoints" | "skin" | "motions")
+                ) || (c.has_tag_name("fieldValue")
+                    && matches!(
+                        c.attribute("name"),
+                        Some("joints" | "segments" | "sites" | "viewpoints")
+                    ));
+                if !list {
+                    walk(c, world, defs, out);
+                }
+            }
+        }
+        let scene = doc.descendants().find(|e| e.has_tag_name("Scene"))?;
+        let mut out = Vec::new();
+        walk(scene, DMat4::IDENTITY, &defs, &mut out);
+        Some(Ok(out))
+    }
+
+    /// The site count X_ITE prints for `file`, or `None` when HUMANOID_XITE is not set.
+    fn xite_sites(file: &Path) -> Option<Result<usize, String>> {
+        let script = std::env::var_os("HUMANOID_XITE").map(PathBuf::from)?;
+        let dir = script.parent()?.to_path_buf();
+        let output = Command::new("node")
+            .arg("-r")
+            .arg(dir.join("f16-polyfill.js"))
+            .arg(&script)
+            .arg(file)
+            .env("NODE_PATH", dir.join("node_modules"))
+            .output()
+            .ok()?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        if !output.status.success() {
+            return Some(Err(format!(
+                "{stdout}{}",
+                String::from_utf8_lossy(&output.stderr)
+            )));
+        }
+        Some(
+            stdout
+                .lines()
+                .find_map(|l| l.split("sites=").nth(1))
+                .and_then(|n| n.trim().parse().ok())
+                .ok_or_else(|| stdout.into_owned()),
+        )
+    }
+
+    /// Sockets written as sites: X_ITE loads every written file and counts every site; in
+    /// Castle's reading of it (its X3D XML, evaluated here) each site is at the socket's world
+    /// position at rest (the source file's sites, plus a rotated and scaled one added here).
+    #[test]
+    fn written_sites_are_where_the_sockets_are_in_x_ite_and_castle() {
+        use humanoid::model::socket::Socket;
+        use humanoid::pose::socket::{world_all, VtMode};
+        let dir = tempfile::tempdir().unwrap();
+        let mut report = Vec::new();
+        for name in ["StandardHumanoid.x3d", "JoeSkeletonSkinSiteSaluteWalk.x3d"] {
+            let path = corpus_dir().join(name);
+            let (outcome, extras) =
+                hanim::read_asset_with_extras(&path, &ReadOptions::default()).unwrap();
+            let asset = &outcome.asset;
+            let mut sockets = extras.sockets.clone();
+            let mut extra = Socket::new("tilted_grip", sockets[0].parent);
+            extra.translation = Vec3::new(0.01, -0.02, 0.03);
+            extra.rotation = Quat::from_xyzw(0.1, 0.2, 0.3, 0.9).normalize();
+            extra.scale = Vec3::new(1.0, 2.0, 0.5);
+            sockets.push(extra);
+            let rest: Vec<glam::Mat4> = asset
+                .skeleton
+                .rest_worlds()
+                .iter()
+                .map(|w| w.to_mat4())
+                .collect();
+            let expected = world_all(&sockets, &rest, &rest, VtMode::Aligned).unwrap();
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            for format in [Format::X3d, Format::X3dv, Format::Wrl] {
+                let options = WriteOptions {
+                    sockets: sockets.clone(),
+                    ..WriteOptions::default()
+                };
+                let text = hanim::write_with_diagnostics(asset, format, &options)
+                    .unwrap()
+                    .text;
+                let out = dir.path().join(format!("{stem}.{}", format.name()));
+                std::fs::write(&out, &text).unwrap();
+                match xite_sites(&out) {
+                    None => note("HUMANOID_XITE is not set: X_ITE site count skipped"),
+                    Some(Err(e)) => panic!("X_ITE cannot load the written {stem}.{format}: {e}"),
+                    Some(Ok(n)) => assert_eq!(n, sockets.len(), "X_ITE: {stem}.{format}"),
+                }
+                match castle_sites(&out) {
+                    None => note("HUMANOID_TOVRMLX3D is not set: Castle comparison skipped"),
+                    Some(Err(e)) => panic!("Castle cannot load the written {stem}.{format}: {e}"),
+                    Some(Ok(theirs)) => {
+                        assert_eq!(theirs.len(), sockets.len(), "Castle: {stem}.{format}");
+                        let mut worst = 0.0f64;
+                        for (socket, world) in sockets.iter().zip(&expected) {
+                            let (_, p) = theirs
+                                .iter()
+                                .find(|(n, _)| *n == socket.name)
+                                .unwrap_or_else(|| panic!("Castle: no site {}", socket.name));
+                            let d = (*p - world.translation.as_dvec3()).length();
+                            assert!(d < 1e-5, "{stem}.{format} {}: {d}", socket.name);
+                            worst = worst.max(d);
+                        }
+                        report.push(format!(
+                            "{stem}.{format}: Castle {} sites, max |Δp| {worst:.1e} m",
+                            theirs.len()
+                        ));
+                    }
+                }
+            }
+        }
+        eprintln!("{}", report.join("\n"));
+    }
+
     /// The reader's animation equals the test's own evaluation of the file at 20 times.
     #[track_caller]
     fn check_animation(

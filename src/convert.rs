@@ -3,8 +3,12 @@
 //! glTF-family to glTF-family conversions (`.gltf` ↔ `.glb`, `.vrm` → `.vrm`, VRM ↔ glTF with
 //! `EXT_skeleton_humanoid`) go through the lossless document layer: every node, mesh, material,
 //! texture, animation, extension and extra is kept, and the binary data pass through untouched;
-//! what the VRM adapter adds or removes is listed in [`crate::formats::vrm::convert`]. Outputs are written to a temporary
-//! file in the output's folder and renamed into place; the input is never written.
+//! what the VRM adapter adds or removes is listed in [`crate::formats::vrm::convert`].
+//! Files that read into the model (H-Anim, BVH) and go to a glTF-family output are built into a
+//! glTF document in memory first, which then takes the same path (`--normalize`, VRM, `.gltf`);
+//! outputs the document layer does not write (BVH, H-Anim, Godot) are written from the model.
+//! Outputs are written to a temporary file in the output's folder and renamed into place; the
+//! input is never written.
 
 use std::path::Path;
 
@@ -74,12 +78,31 @@ pub fn convert(
 ) -> Result<ConvertReport, Error> {
     check_output_path(input, output, options.force)?;
     let source = input_format(input)?;
+    let model_source = source == Format::Bvh || source.is_hanim();
+    if model_source {
+        let target = match options.to {
+            Some(format) => format,
+            None => Format::for_output(output, None)?,
+        };
+        // A glTF-family file built from the model goes on through the document layer where
+        // that layer does the work: rebasing on the T-pose, VRM, .gltf.
+        let via_document = target.is_gltf_family()
+            && (options.normalize.is_some()
+                || matches!(target, Format::Gltf | Format::Vrm0 | Format::Vrm1));
+        if !via_document {
+            return convert_through_model(input, output, options);
+        }
+        let model = read_model(input, target, options)?;
+        let built = built_glb(&model)?;
+        let document = gltf::build::document(&built, input)?;
+        return convert_document(document, source, input, output, options, model.diagnostics);
+    }
     let through_model = matches!(
         options.to,
         Some(Format::Bvh | Format::GodotBoneMap | Format::GodotProfile)
     ) || options.to.is_some_and(Format::is_hanim)
         || (options.to.is_none() && Format::for_output(output, None).is_ok_and(Format::is_hanim));
-    if source == Format::Bvh || source.is_hanim() || through_model || output_is(output, "bvh") {
+    if through_model || output_is(output, "bvh") {
         return convert_through_model(input, output, options);
     }
     if !source.is_gltf_family() {
@@ -88,7 +111,20 @@ pub fn convert(
             input.display()
         )));
     }
-    let mut document = gltf::Document::open(input)?;
+    let document = gltf::Document::open(input)?;
+    convert_document(document, source, input, output, options, Diagnostics::new())
+}
+
+/// The glTF-family path: `document` (read from `input`, or built from a model read from it)
+/// rebased when asked, declared, turned into the target flavour and written.
+fn convert_document(
+    mut document: gltf::Document,
+    source: Format,
+    input: &Path,
+    output: &Path,
+    options: &ConvertOptions,
+    mut mapped: Diagnostics,
+) -> Result<ConvertReport, Error> {
     let vrm_version = vrm::flavour(&document);
     let target = match options.to {
         Some(format) => format,
@@ -103,7 +139,6 @@ pub fn convert(
             output.display()
         )));
     }
-    let mut mapped = Diagnostics::new();
     if let Some(normalize) = &options.normalize {
         document = normalize_rest(
             document,
@@ -206,52 +241,21 @@ fn convert_through_model(
 ) -> Result<ConvertReport, Error> {
     if options.normalize.is_some() {
         return Err(Error::unsupported(format!(
-            "{}: --normalize rebases glTF, GLB and VRM files (to normalize a BVH, convert it to .glb first)",
-            input.display()
+            "{}: --normalize rebases the skeleton of a glTF-family output (.glb, .gltf, .vrm), not of {}",
+            input.display(),
+            output.display()
         )));
     }
-    let read_options = crate::asset::ReadOptions {
-        bvh_scale: options.bvh_read_scale,
-    };
     let target = match options.to {
         Some(format) => format,
         None => Format::for_output(output, None)?,
     };
-    // Sockets (H-Anim Sites, glTF virtual transforms, a VRM's gaze origin) travel to an
-    // H-Anim output as sites and to a GLB as virtual transforms (an H-Anim file's skin, or its
-    // segment shapes merged, to a GLB too; a glTF file's meshes, placed at its rest, to an
-    // H-Anim output).
-    let (mut read, sockets, meshes) = match input_format(input)? {
-        format if format.is_hanim() => {
-            let (read, extras) = crate::formats::hanim::read_asset_with_extras(
-                input,
-                &crate::formats::hanim::ReadOptions::default(),
-            )?;
-            (read, extras.sockets, extras.meshes)
-        }
-        format if format.is_gltf_family() => {
-            let document = gltf::Document::open(input)?;
-            let mut read = vrm::asset_from_document(&document)?;
-            let sockets =
-                crate::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
-            let meshes = if target.is_hanim() {
-                gltf::meshes::rest_meshes(&document, &read.asset, &mut read.diagnostics)?
-            } else {
-                Vec::new()
-            };
-            (read, sockets, meshes)
-        }
-        _ => (
-            crate::asset::read_with(input, &read_options)?,
-            Vec::new(),
-            Vec::new(),
-        ),
-    };
-    if let Some(mapping) = &options.mapping {
-        mapping.attach(&mut read.asset, input)?;
-    }
-    let asset = read.asset;
-    let mut diagnostics = read.diagnostics;
+    let Model {
+        asset,
+        sockets,
+        meshes,
+        mut diagnostics,
+    } = read_model(input, target, options)?;
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
     let carries_sockets = target.is_hanim() || target == Format::Glb;
     if !carries_sockets {
@@ -293,30 +297,24 @@ fn convert_through_model(
             crate::output::write_atomically(output, written.text.as_bytes())?
         }
         Format::Gltf => {
-            return Err(Error::unsupported(
-                "writing a BVH's skeleton as .gltf is not built yet: use .glb",
-            ))
+            let model = Model {
+                asset,
+                sockets,
+                meshes,
+                diagnostics: Diagnostics::new(),
+            };
+            let written =
+                gltf::build::document(&built_glb(&model)?, output)?.write_gltf(output, &[])?;
+            diagnostics.extend(written.diagnostics);
+            written.bytes
         }
         Format::Glb => {
-            let mut built = gltf::build::build(&gltf::build::Scene {
-                skeleton: &asset.skeleton,
-                humanoids: &asset.humanoids,
-                mesh: meshes.first(),
-                clips: &asset.clips,
-                generator,
-                skin_without_mesh: true,
+            let built = built_glb(&Model {
+                asset,
+                sockets,
+                meshes,
+                diagnostics: Diagnostics::new(),
             })?;
-            if !sockets.is_empty() {
-                // Sockets become virtual transforms; the built nodes are the skeleton's joints
-                // in order.
-                let name = gltf::virtual_transform::NAME;
-                built.json["extensions"][name] =
-                    gltf::virtual_transform::to_json(&sockets, |joint| joint.index());
-                match built.json["extensionsUsed"].as_array_mut() {
-                    Some(used) => used.push(name.into()),
-                    None => built.json["extensionsUsed"] = serde_json::json!([name]),
-                }
-            }
             let written = gltf::build::write_glb(&built, output)?;
             diagnostics.extend(written.diagnostics);
             written.bytes
@@ -367,6 +365,85 @@ fn convert_through_model(
         bytes_written,
         diagnostics,
     })
+}
+
+/// A file read into the canonical model, with what travels beside it.
+struct Model {
+    asset: crate::Asset,
+    /// H-Anim Sites, glTF virtual transforms, a VRM's gaze origin.
+    sockets: Vec<crate::model::socket::Socket>,
+    /// An H-Anim file's skin or segment shapes; a glTF file's meshes at its rest (for an H-Anim
+    /// output).
+    meshes: Vec<crate::model::mesh::SkinnedMesh>,
+    diagnostics: Diagnostics,
+}
+
+/// Reads `input` into the model for a `target` written from it, mapped by `--map` when given.
+/// Sockets (H-Anim Sites, glTF virtual transforms, a VRM's gaze origin) travel to an H-Anim
+/// output as sites and to a GLB as virtual transforms (an H-Anim file's skin, or its segment
+/// shapes merged, to a GLB too; a glTF file's meshes, placed at its rest, to an H-Anim output).
+fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<Model, Error> {
+    let read_options = crate::asset::ReadOptions {
+        bvh_scale: options.bvh_read_scale,
+    };
+    let (mut read, sockets, meshes) = match input_format(input)? {
+        format if format.is_hanim() => {
+            let (read, extras) = crate::formats::hanim::read_asset_with_extras(
+                input,
+                &crate::formats::hanim::ReadOptions::default(),
+            )?;
+            (read, extras.sockets, extras.meshes)
+        }
+        format if format.is_gltf_family() => {
+            let document = gltf::Document::open(input)?;
+            let mut read = vrm::asset_from_document(&document)?;
+            let sockets =
+                crate::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
+            let meshes = if target.is_hanim() {
+                gltf::meshes::rest_meshes(&document, &read.asset, &mut read.diagnostics)?
+            } else {
+                Vec::new()
+            };
+            (read, sockets, meshes)
+        }
+        _ => (
+            crate::asset::read_with(input, &read_options)?,
+            Vec::new(),
+            Vec::new(),
+        ),
+    };
+    if let Some(mapping) = &options.mapping {
+        mapping.attach(&mut read.asset, input)?;
+    }
+    Ok(Model {
+        asset: read.asset,
+        sockets,
+        meshes,
+        diagnostics: read.diagnostics,
+    })
+}
+
+/// A GLB built from the model: its skeleton, humanoids, first mesh and clips, its sockets as
+/// virtual transforms (the built nodes are the skeleton's joints in order).
+fn built_glb(model: &Model) -> Result<gltf::build::Built, Error> {
+    let mut built = gltf::build::build(&gltf::build::Scene {
+        skeleton: &model.asset.skeleton,
+        humanoids: &model.asset.humanoids,
+        mesh: model.meshes.first(),
+        clips: &model.asset.clips,
+        generator: concat!("humanoid ", env!("CARGO_PKG_VERSION")),
+        skin_without_mesh: true,
+    })?;
+    if !model.sockets.is_empty() {
+        let name = gltf::virtual_transform::NAME;
+        built.json["extensions"][name] =
+            gltf::virtual_transform::to_json(&model.sockets, |joint| joint.index());
+        match built.json["extensionsUsed"].as_array_mut() {
+            Some(used) => used.push(name.into()),
+            None => built.json["extensionsUsed"] = serde_json::json!([name]),
+        }
+    }
+    Ok(built)
 }
 
 /// Maps the rig of a document that declares no humanoid and declares the result with

@@ -1028,8 +1028,19 @@ mod corpus {
     fn check(path: &str, options: NormalizeOptions, facing: Facing) -> Normalized {
         let input = std::fs::read(shared(path)).expect("corpus file");
         let name = Path::new(path).file_name().unwrap().to_str().unwrap();
-        let (asset, normalized, output) = run(&input, name, options);
-        let (before, after) = (Gltf::parse(&input), Gltf::parse(&output));
+        check_bytes(&input, name, options, facing)
+    }
+
+    /// As [`check`], on a GLB in memory (`name` for messages; `path` below names it).
+    fn check_bytes(
+        input: &[u8],
+        name: &str,
+        options: NormalizeOptions,
+        facing: Facing,
+    ) -> Normalized {
+        let path = name;
+        let (asset, normalized, output) = run(input, name, options);
+        let (before, after) = (Gltf::parse(input), Gltf::parse(&output));
         let nodes = BoneNodes::of(&asset);
 
         // 1. Every measurable mapped bone points within 1° of its canonical direction.
@@ -1085,7 +1096,7 @@ mod corpus {
         }
 
         // 3. No validator error the input did not have.
-        let validator = validator_errors(&input, name).zip(validator_errors(&output, name));
+        let validator = validator_errors(input, name).zip(validator_errors(&output, name));
         match validator {
             Some((old, new)) => {
                 assert!(
@@ -1218,5 +1229,40 @@ mod corpus {
             REBIND,
             Facing::Declared(std::f64::consts::PI),
         );
+    }
+
+    /// The H-Anim files (issue 6: "and the H-Anim files"): each is converted to a GLB at its
+    /// H-Anim default pose (the input here), then normalised as `convert --normalize` does:
+    /// every mapped bone within 1° of the T-pose, every clip's skin where it was (1e-4 m), no
+    /// new validator error. `convert FILE.x3d OUT.glb --normalize` runs the same two steps.
+    #[test]
+    fn h_anim_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for file in [
+            "JinLOA4.x3d",
+            "JoeKick.x3d",
+            "nancy_h-anim.wrl",
+            "StandardHumanoid.x3d",
+            "KoreanCharacter01Jin.x3d",
+            "joe_1.1.wrl",
+        ] {
+            let glb = dir.path().join(format!("{file}.glb"));
+            humanoid::convert::convert(
+                &shared(&format!("hanim/{file}")),
+                &glb,
+                &humanoid::convert::ConvertOptions::default(),
+            )
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+            let input = std::fs::read(&glb).unwrap();
+            check_bytes(&input, &format!("{file}.glb"), NORMALIZE, Facing::NodeRest);
+            // The CLI path in one step.
+            let normalized = dir.path().join(format!("{file}.normalized.glb"));
+            let options = humanoid::convert::ConvertOptions {
+                normalize: Some(NORMALIZE),
+                ..Default::default()
+            };
+            humanoid::convert::convert(&shared(&format!("hanim/{file}")), &normalized, &options)
+                .unwrap_or_else(|e| panic!("{file} --normalize: {e}"));
+        }
     }
 }

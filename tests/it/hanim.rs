@@ -75,7 +75,7 @@ fn the_mannequin_through_every_h_anim_encoding_keeps_its_rest_and_walk() {
 
 #[cfg(feature = "corpus")]
 #[test]
-fn every_corpus_h_anim_file_converts_to_a_valid_glb_and_joe_kick_retargets() {
+fn every_corpus_h_anim_file_converts_to_a_valid_glb_and_vrm_and_joe_kick_retargets() {
     use crate::util::{khronos_validate, shared};
     let (_keep, mannequin, _) = demo();
     let dir = temp_dir();
@@ -94,6 +94,30 @@ fn every_corpus_h_anim_file_converts_to_a_valid_glb_and_joe_kick_retargets() {
         humanoid_ok(&["convert", s(&path), s(&glb)]);
         let (errors, _, messages) = khronos_validate(&glb);
         assert_eq!(errors, 0, "{}: {messages:#?}", path.display());
+        // VRM 1.0 wants a T-pose rest: --normalize rebases the H-Anim default pose on it. A
+        // lone hand, or a figure with no arms, is no VRM humanoid: refused, naming the
+        // missing bones.
+        let vrm = glb.with_extension("vrm");
+        let run = crate::util::humanoid(&["convert", s(&path), s(&vrm), "--normalize"]);
+        if path.ends_with("HAnimModelHandLeft.x3d") || path.ends_with("KoreanCharacter01Jin.x3d") {
+            assert_eq!(run.code, 1, "{}", run.stderr);
+            assert!(
+                run.stderr.contains("required bone(s) are not mapped: "),
+                "{}",
+                run.stderr
+            );
+            converted += 1;
+            continue;
+        }
+        assert_eq!(run.code, 0, "{}: {}", path.display(), run.stderr);
+        let (errors, _, messages) = khronos_validate(&vrm);
+        assert_eq!(errors, 0, "{} as VRM: {messages:#?}", path.display());
+        let (json, _) = crate::util::glb_parts(&vrm);
+        assert!(
+            json["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]["hips"].is_object(),
+            "{}: a VRM 1.0 humanoid",
+            path.display()
+        );
         converted += 1;
     }
     assert!(converted >= 14, "{converted} H-Anim files converted");

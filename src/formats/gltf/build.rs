@@ -367,10 +367,18 @@ fn animation(
 /// The built JSON does not fit the glTF model or fails validation (a bug in the builder), or
 /// writing fails.
 pub fn write_glb(built: &Built, path: &std::path::Path) -> Result<super::Written, Error> {
+    document(built, path)?.write_glb(path, &[])
+}
+
+/// A [`Built`] document as a [`Document`](super::Document) in memory (validated), for the
+/// document layer to work on; `name` stands for it in messages.
+///
+/// # Errors
+/// The built JSON does not fit the glTF model or fails validation (a bug in the builder).
+pub fn document(built: &Built, name: &std::path::Path) -> Result<super::Document, Error> {
     let root = serde_json::from_value(built.json.clone())
         .map_err(|e| Error::unsupported(format!("built glTF JSON does not fit the model: {e}")))?;
-    let document = super::Document::from_parts(root, vec![built.bin.clone()], path)?;
-    document.write_glb(path, &[])
+    super::Document::from_parts(root, vec![built.bin.clone()], name)
 }
 
 /// Appends `clips` to an existing document as new animations, their data in one new buffer

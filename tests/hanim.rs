@@ -1052,6 +1052,127 @@ fn gzip_and_byte_order_mark() {
     assert!(err.contains("larger than the limit of 1000 bytes"), "{err}");
 }
 
+/// `text` with each `(from, to)` replaced once (each must occur exactly once).
+#[track_caller]
+fn rewritten(text: &str, edits: &[(&str, &str)]) -> String {
+    let mut out = text.to_owned();
+    for (from, to) in edits {
+        assert_eq!(out.matches(from).count(), 1, "{from:?} must occur once");
+        out = out.replacen(from, to, 1);
+    }
+    out
+}
+
+/// The tiny humanoid's lengths in centimetres and its angles in degrees (1 rad =
+/// 57.29577951308232°), for files that state `UNIT length centimeter 0.01` and `UNIT angle
+/// degree`: the edits, by hand, for the XML and the ClassicVRML text.
+const CENTIMETRES_XML: [(&str, &str); 9] = [
+    ("center='0 1 0'", "center='0 100 0'"),
+    ("center='0 1.05 0'", "center='0 105 0'"),
+    ("center='0.1 1 0'", "center='10 100 0'"),
+    ("center='0.1 0.5 0.02'", "center='10 50 2'"),
+    ("center='0.1 0.08 0'", "center='10 8 0'"),
+    ("translation='0.1 0 -0.05'", "translation='10 0 -5'"),
+    ("center='0 1.1 -0.05'", "center='0 110 -5'"),
+    (
+        "keyValue='0 0 1 0, 1 0 0 1, 0 0 1 0'",
+        "keyValue='0 0 1 0, 1 0 0 57.29577951308232, 0 0 1 0'",
+    ),
+    ("keyValue='0 0 0, 0 0.2 0'", "keyValue='0 0 0, 0 20 0'"),
+];
+
+/// The tiny humanoid in X3D XML and ClassicVRML with `UNIT length centimeter 0.01` and `UNIT
+/// angle degree`, every length and angle rewritten in those units.
+fn tiny_in_centimetres() -> (String, String) {
+    let units_xml = "<head><unit category='length' name='centimeter' conversionFactor='0.01'/>\
+        <unit category='angle' name='degree' conversionFactor='0.017453292519943295'/>";
+    let mut edits = CENTIMETRES_XML.to_vec();
+    edits.push(("<head>", units_xml));
+    // The container fields X3D 4 wants (X_ITE finds no skeleton without them).
+    edits.extend([
+        (
+            "<HAnimJoint DEF='hanim_humanoid_root'",
+            "<HAnimJoint containerField='skeleton' DEF='hanim_humanoid_root'",
+        ),
+        (
+            "<HAnimJoint USE='hanim_humanoid_root'/>",
+            "<HAnimJoint USE='hanim_humanoid_root' containerField='joints'/>",
+        ),
+        (
+            "<HAnimSite USE='hanim_l_heel'/>",
+            "<HAnimSite USE='hanim_l_heel' containerField='sites'/>",
+        ),
+    ]);
+    let xml = rewritten(X3D, &edits);
+    let classic_edits: Vec<(String, String)> = CENTIMETRES_XML
+        .iter()
+        .map(|(from, to)| {
+            let classic = |s: &str| {
+                let (field, value) = s.split_once('=').unwrap();
+                format!("{field} {}", value.trim_matches('\''))
+            };
+            (classic(from), classic(to))
+        })
+        .collect();
+    let mut edits: Vec<(&str, &str)> = classic_edits
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .filter(|(a, _)| !a.starts_with("keyValue"))
+        .collect();
+    edits.extend([
+        (
+            "keyValue [ 0 0 1 0, 1 0 0 1, 0 0 1 0 ]",
+            "keyValue [ 0 0 1 0, 1 0 0 57.29577951308232, 0 0 1 0 ]",
+        ),
+        ("keyValue [ 0 0 0, 0 0.2 0 ]", "keyValue [ 0 0 0, 0 20 0 ]"),
+        (
+            "COMPONENT HAnim:1\n",
+            "COMPONENT HAnim:1\nUNIT length centimeter 0.01\nUNIT angle degree 0.017453292519943295\n",
+        ),
+    ]);
+    (xml, rewritten(X3DV, &edits))
+}
+
+#[test]
+fn unit_statements_scale_lengths_and_angles() {
+    let (xml, classic) = tiny_in_centimetres();
+    let (outcome, extras) = read_ok(&xml, "tiny_cm.x3d");
+    assert!(!outcome.diagnostics.contains("HANIM_UNIT_IGNORED"));
+    check_tiny(&outcome, &extras, "l_talocrural");
+    // The centres as written stay as written; the scale carries the unit.
+    assert_eq!(extras.humanoids[0].joints[2].center, [10.0, 100.0, 0.0]);
+    assert!((extras.humanoids[0].scale - 0.01).abs() < 1e-15);
+    let (outcome, extras) = read_ok(&classic, "tiny_cm.x3dv");
+    assert!(!outcome.diagnostics.contains("HANIM_UNIT_IGNORED"));
+    check_tiny(&outcome, &extras, "l_talocrural");
+
+    // A unit the reader has no values for, or a factor that is no factor: reported, not applied.
+    let odd = rewritten(
+        X3DV,
+        &[(
+            "COMPONENT HAnim:1\n",
+            "COMPONENT HAnim:1\nUNIT mass gram 0.001\nUNIT length furlong -3\n",
+        )],
+    );
+    let (outcome, extras) = read_ok(&odd, "odd_units.x3dv");
+    check_tiny(&outcome, &extras, "l_talocrural");
+    let ignored: Vec<_> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "HANIM_UNIT_IGNORED")
+        .map(|d| format!("{} {}", d.location, d.message))
+        .collect();
+    assert_eq!(ignored.len(), 2, "{ignored:?}");
+    assert!(
+        ignored[0].starts_with("4:1 ") && ignored[0].contains("mass"),
+        "{ignored:?}"
+    );
+    assert!(
+        ignored[1].starts_with("5:1 ") && ignored[1].contains("-3"),
+        "{ignored:?}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad input: one test per problem, with line:column.
 
@@ -2741,6 +2862,77 @@ mod corpus {
             &|s, t| motion_pose(s, t),
         );
         eprintln!("KoreanCharacterMotionAnnexD01Jin.x3d HAnimMotion: max |Δp| {w:.1e} m");
+    }
+
+    /// The files with `UNIT length centimeter` and `UNIT angle degree`: X_ITE applies the
+    /// length unit to the centres it reports (metres, as our rest positions); Castle applies
+    /// the angle unit to the rotations it writes (radians, as our reading), and not the length
+    /// unit (it writes the centres as given and drops the UNIT statements: not compared).
+    #[test]
+    fn unit_statements_agree_with_x_ite_and_castle() {
+        let dir = tempfile::tempdir().unwrap();
+        let (xml, classic) = tiny_in_centimetres();
+        for (name, text) in [("tiny_cm.x3d", xml), ("tiny_cm.x3dv", classic)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &text).unwrap();
+            let (outcome, _) = read_ok(&text, name);
+            let skeleton = &outcome.asset.skeleton;
+            match xite(&path) {
+                None => note("HUMANOID_XITE is not set: X_ITE comparison skipped"),
+                Some(Err(e)) => panic!("X_ITE failed on {name}: {e}"),
+                Some(Ok(theirs)) => {
+                    assert_eq!(theirs.len(), skeleton.len(), "{name}");
+                    for peer in &theirs {
+                        let ours = skeleton
+                            .rest_world(joint(&outcome.asset, &peer.name))
+                            .translation
+                            .as_dvec3();
+                        let d = (ours - DVec3::from_array(peer.center)).length();
+                        assert!(
+                            d < 1e-6,
+                            "{name} {}: {ours} vs {:?}",
+                            peer.name,
+                            peer.center
+                        );
+                    }
+                    eprintln!("{name}: X_ITE's centres (metres) equal ours");
+                }
+            }
+            let Some(tool) = std::env::var_os("HUMANOID_TOVRMLX3D") else {
+                note("HUMANOID_TOVRMLX3D is not set: Castle comparison skipped");
+                continue;
+            };
+            let output = Command::new(tool)
+                .arg(&path)
+                .arg("--encoding=xml")
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "{name}: Castle failed");
+            let text = String::from_utf8_lossy(&output.stdout).into_owned();
+            let doc = roxmltree::Document::parse_with_options(
+                &text,
+                roxmltree::ParsingOptions {
+                    allow_dtd: true,
+                    nodes_limit: u32::MAX,
+                },
+            )
+            .unwrap();
+            let keys: Vec<f64> = doc
+                .descendants()
+                .find(|n| n.has_tag_name("OrientationInterpolator"))
+                .and_then(|n| n.attribute("keyValue"))
+                .unwrap()
+                .split(|c: char| c.is_whitespace() || c == ',')
+                .filter(|w| !w.is_empty())
+                .map(|w| w.parse().unwrap())
+                .collect();
+            // Its second key: 1 0 0 and the angle in radians; ours is R_x(1) (check_tiny).
+            assert!(
+                (keys[7] - 1.0).abs() < 1e-6,
+                "{name}: Castle wrote {keys:?}"
+            );
+            eprintln!("{name}: Castle's angle {} rad equals ours", keys[7]);
+        }
     }
 }
 

@@ -91,6 +91,8 @@ struct Keys {
     fractions: Vec<f64>,
     /// 4 (axis-angle) or 3 numbers per key.
     values: Vec<f64>,
+    /// Radians per angle unit of the file (`UNIT angle`).
+    angle_unit: f64,
 }
 
 /// The clips of a scene: one per TimeSensor driving joints, `unclocked` for interpolators no
@@ -157,6 +159,7 @@ fn keys(f: &Fields<'_, '_>) -> Keys {
     Keys {
         fractions: f.numbers("key").unwrap_or(&[]).to_vec(),
         values: f.numbers("keyValue").unwrap_or(&[]).to_vec(),
+        angle_unit: f.angle_unit(),
     }
 }
 
@@ -423,7 +426,7 @@ fn track(
             let mut values = Vec::with_capacity(times.len() * 4);
             for v in keys.values.chunks_exact(4).take(times.len()) {
                 let &[x, y, z, a] = v else { continue };
-                let mut q = frame.rotation(super::fields::axis_angle(x, y, z, a));
+                let mut q = frame.rotation(super::fields::axis_angle(x, y, z, a * keys.angle_unit));
                 if q.dot(previous) < 0.0 {
                     q = -q;
                 }

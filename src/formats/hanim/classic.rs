@@ -195,15 +195,13 @@ impl<'a> Parser<'a> {
             }
             "COMPONENT" => self.component(rest).map(|r| (r, None)),
             "UNIT" => {
-                let (rest, _category) = self.word(rest, "a unit category")?;
+                let (rest, category) = self.word(rest, "a unit category")?;
                 let (rest, _name) = self.word(lexer::skip(rest), "a unit name")?;
-                let (rest, _factor) =
+                let (rest, factor) =
                     lexer::number(lexer::skip(rest)).map_err(|e| self.lex_error(e))?;
-                self.note(
-                    input,
-                    "HANIM_UNIT_IGNORED",
-                    "UNIT statements are not applied",
-                );
+                if let Err(message) = self.scene.header.units.set(category, factor) {
+                    self.note(input, "HANIM_UNIT_IGNORED", message);
+                }
                 Ok((rest, None))
             }
             "META" => {

@@ -72,13 +72,18 @@ impl<'s, 'a> Fields<'s, 'a> {
         }
     }
 
-    /// An SFRotation (axis, angle) as a unit quaternion; identity when absent or when the axis
-    /// has no length.
+    /// An SFRotation (axis, angle) as a unit quaternion, the angle in the file's `UNIT angle`;
+    /// identity when absent or when the axis has no length.
     pub fn rotation(&self, name: &str) -> DQuat {
         match self.numbers(name) {
-            Some(&[x, y, z, angle]) => axis_angle(x, y, z, angle),
+            Some(&[x, y, z, angle]) => axis_angle(x, y, z, angle * self.angle_unit()),
             _ => DQuat::IDENTITY,
         }
+    }
+
+    /// Radians per angle unit of the file (`UNIT angle`; 1 without one).
+    pub fn angle_unit(&self) -> f64 {
+        self.scene.header.units.angle
     }
 
     /// An SFFloat, SFTime or SFInt32.

@@ -274,6 +274,14 @@ pub(crate) fn figures(scene: &Scene<'_>, notes: &mut Vec<Note>) -> Vec<Figure> {
         repair_names(&mut figure, notes);
         out.push(figure);
     }
+    // `UNIT length`: every length of the file times the factor is the whole figure scaled
+    // about the origin (X3D transforms are linear in their lengths), so it joins the
+    // humanoid's own scale and translation.
+    let metres = scene.header.units.length;
+    for figure in &mut out {
+        figure.transform.translation *= metres;
+        figure.transform.scale *= metres;
+    }
     out
 }
 

@@ -377,7 +377,7 @@ fn skin(
             let t = vec3(pick(&positions_b, k), DVec3::ZERO);
             let s = vec3(pick(&scales_b, k), DVec3::ONE);
             let r = match pick(&rotations_b, k).as_deref() {
-                Some(&[x, y, z, a]) => axis_angle(x, y, z, a),
+                Some(&[x, y, z, a]) => axis_angle(x, y, z, a * h.angle_unit()),
                 _ => DQuat::IDENTITY,
             };
             let b = DMat4::from_scale_rotation_translation(s, r, t);

@@ -27,7 +27,9 @@
 //! reproduces X3D's Transform semantics exactly (and covers non-BASIC files such as X_ITE's glTF
 //! exports, placed by `translation` and `rotation`). The humanoid's own transform (Jin's
 //! `scale 0.0225`, CesiumMan's Z-up rotation) is baked in, so rest world positions are in metres
-//! in the file's world. Joints are known by their `name` field, whatever the `version` field
+//! in the file's world. `UNIT length` and `UNIT angle` statements are applied (the length factor
+//! joins the humanoid's scale, the angle factor multiplies every rotation angle read); other
+//! categories are reported. Joints are known by their `name` field, whatever the `version` field
 //! says; the names decide between the 1.x and 2.0 tables.
 //!
 //! **Design decision: what the model has no place for travels beside it.** The canonical
@@ -160,7 +162,8 @@ pub struct HumanoidInfo {
     pub info: Vec<String>,
     /// The naming the joint names follow.
     pub generation: Generation,
-    /// The humanoid's uniform scale, baked into the skeleton (1 for most files).
+    /// The humanoid's uniform scale times the file's `UNIT length` factor, baked into the
+    /// skeleton (1 for most files).
     pub scale: f64,
     /// The joints, in the order the file's joint tree lists them (parents first).
     pub joints: Vec<JointInfo>,
@@ -177,7 +180,8 @@ pub struct JointInfo {
     pub parent: Option<usize>,
     /// The DEF name.
     pub def: Option<String>,
-    /// `center` as written, in the humanoid's space (before its transform).
+    /// `center` as written, in the humanoid's space (before its transform and the file's
+    /// `UNIT length`).
     pub center: [f64; 3],
 }
 

@@ -239,6 +239,49 @@ pub(crate) struct Header {
     pub components: Vec<(String, i64)>,
     /// META statements: name and content.
     pub meta: Vec<(String, String)>,
+    /// The UNIT statements the reader applies.
+    pub units: Units,
+}
+
+/// The `UNIT` conversion factors the reader applies (X3D 4.0 §7.2.5.5: a file value times
+/// the factor is the value in the base unit, metres or radians): 1 when the file states none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Units {
+    /// Metres per file length unit (`UNIT length centimeter 0.01`).
+    pub length: f64,
+    /// Radians per file angle unit (`UNIT angle degree 0.017453292519943295`).
+    pub angle: f64,
+}
+
+impl Default for Units {
+    fn default() -> Self {
+        Units {
+            length: 1.0,
+            angle: 1.0,
+        }
+    }
+}
+
+impl Units {
+    /// Records `UNIT category name factor`; `Err` with the reason when the reader cannot apply
+    /// it (a category it does not read, a factor that is not a positive finite number).
+    pub fn set(&mut self, category: &str, factor: f64) -> Result<(), String> {
+        if !(factor.is_finite() && factor > 0.0) {
+            return Err(format!(
+                "UNIT {category}: conversion factor {factor} is not a positive number: not applied"
+            ));
+        }
+        match category {
+            "length" => self.length = factor,
+            "angle" => self.angle = factor,
+            other => {
+                return Err(format!(
+                    "UNIT {other} {factor}: the reader reads no {other} values; not applied"
+                ))
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A parsed file.

@@ -2,7 +2,8 @@
 //!
 //! ## Overview
 //!
-//! The `<X3D>` root gives the version and profile, `<head>` the components and meta tags, and
+//! The `<X3D>` root gives the version and profile, `<head>` the components, meta tags and
+//! `<unit>` statements, and
 //! `<Scene>` the nodes, `<ROUTE>`s, `<ProtoDeclare>`/`<ExternProtoDeclare>` declarations and
 //! `<ProtoInstance>`s (`<fieldValue>`, `<IS>`/`<connect>`). Attributes become fields, typed by
 //! the node's interface ([`super::interface::builtin`] or the PROTO's declaration); child
@@ -110,6 +111,20 @@ impl<'a> Reader<'a> {
                     let name = child.attribute("name").unwrap_or("").to_owned();
                     let content = child.attribute("content").unwrap_or("").to_owned();
                     self.scene.header.meta.push((name, content));
+                }
+                "unit" => {
+                    let category = child.attribute("category").unwrap_or("");
+                    let factor = child
+                        .attribute("conversionFactor")
+                        .and_then(|f| f.trim().parse::<f64>().ok())
+                        .unwrap_or(f64::NAN);
+                    if let Err(message) = self.scene.header.units.set(category, factor) {
+                        self.notes.push(Note {
+                            at: child.range().start,
+                            code: "HANIM_UNIT_IGNORED",
+                            message,
+                        });
+                    }
                 }
                 _ => {}
             }

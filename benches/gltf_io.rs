@@ -60,7 +60,7 @@ fn input() -> &'static Input {
         let built = build::build(&build::Scene {
             skeleton: &m.skeleton,
             humanoids: &humanoids,
-            mesh: Some(&m.mesh),
+            meshes: std::slice::from_ref(&m.mesh),
             clips: &[clip],
             generator: "humanoid bench",
             skin_without_mesh: false,

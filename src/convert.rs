@@ -423,13 +423,14 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
     })
 }
 
-/// A GLB built from the model: its skeleton, humanoids, first mesh and clips, its sockets as
-/// virtual transforms (the built nodes are the skeleton's joints in order).
+/// A GLB built from the model: its skeleton, humanoids, every mesh (with its morph targets)
+/// and clips, its sockets as virtual transforms (the built nodes are the skeleton's joints in
+/// order, then one node per mesh).
 fn built_glb(model: &Model) -> Result<gltf::build::Built, Error> {
     let mut built = gltf::build::build(&gltf::build::Scene {
         skeleton: &model.asset.skeleton,
         humanoids: &model.asset.humanoids,
-        mesh: model.meshes.first(),
+        meshes: &model.meshes,
         clips: &model.asset.clips,
         generator: concat!("humanoid ", env!("CARGO_PKG_VERSION")),
         skin_without_mesh: true,

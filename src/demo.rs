@@ -86,6 +86,8 @@ pub fn canonical_mannequin() -> Result<CanonicalMannequin, Error> {
         uvs: Vec::new(),
         material: None,
         rigid: false,
+        morph_targets: Vec::new(),
+        morph_weights: Vec::new(),
     };
     let mut canonical_clips = Vec::new();
     for clip in clips {
@@ -138,7 +140,7 @@ pub fn write_demo(dir: &Path, force: bool) -> Result<Vec<PathBuf>, Error> {
     let built = gltf::build::build(&gltf::build::Scene {
         skeleton: &m.skeleton,
         humanoids: &humanoids,
-        mesh: Some(&m.mesh),
+        meshes: std::slice::from_ref(&m.mesh),
         clips: &m.clips,
         generator,
         skin_without_mesh: false,
@@ -160,7 +162,7 @@ pub fn write_demo(dir: &Path, force: bool) -> Result<Vec<PathBuf>, Error> {
     let built = gltf::build::build(&gltf::build::Scene {
         skeleton: &m.skeleton,
         humanoids: &humanoids,
-        mesh: Some(&m.mesh),
+        meshes: std::slice::from_ref(&m.mesh),
         clips: &ext_clips,
         generator,
         skin_without_mesh: false,

@@ -1174,6 +1174,164 @@ fn unit_statements_scale_lengths_and_angles() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Displacers.
+
+/// A skin of four points with two displacers on the root joint, a segment with one on its
+/// `coord`, and two ScalarInterpolators on the skin displacers' weights (keys 0 1 and 0 0.5 1).
+const DISPLACED: &str = "#X3D V4.0 utf8
+PROFILE Immersive
+COMPONENT HAnim:1
+DEF H HAnimHumanoid {
+  name \"d\"
+  skeleton [
+    DEF R HAnimJoint { name \"humanoid_root\" center 0 1 0
+      skinCoordIndex [ 0 1 2 3 ] skinCoordWeight [ 1 1 1 1 ]
+      displacers [
+        DEF Up HAnimDisplacer { name \"up\" coordIndex [ 1 3 ] displacements [ 0 0.1 0, 0 0.2 0 ] weight 0.5 }
+        DEF Out HAnimDisplacer { name \"out\" coordIndex [ 2 ] displacements [ 0.3 0 0 ] }
+      ]
+      children [
+        HAnimSegment { name \"pelvis\"
+          coord DEF SC Coordinate { point [ 0 1 0, 0.1 1 0, 0 1.1 0 ] }
+          displacers [ HAnimDisplacer { name \"bulge\" coordIndex [ 2 ] displacements [ 0 0 0.05 ] weight 1 } ]
+          children [ Shape { geometry IndexedFaceSet { coord USE SC coordIndex [ 0 1 2 -1 ] } } ]
+        }
+      ]
+    }
+  ]
+  joints [ USE R ]
+  skinCoord DEF SK Coordinate { point [ 0 0 0, 1 0 0, 0 1 0, 1 1 0 ] }
+  skin [ Shape { geometry IndexedFaceSet { coord USE SK coordIndex [ 0 1 2 -1 1 3 2 -1 ] } } ]
+}
+DEF T TimeSensor { cycleInterval 2 }
+DEF IU ScalarInterpolator { key [ 0 1 ] keyValue [ 0 1 ] }
+DEF IO ScalarInterpolator { key [ 0 0.5 1 ] keyValue [ 1 0 1 ] }
+ROUTE T.fraction_changed TO IU.set_fraction
+ROUTE T.fraction_changed TO IO.set_fraction
+ROUTE IU.value_changed TO Up.set_weight
+ROUTE IO.value_changed TO Out.set_weight
+";
+
+#[test]
+fn displacers_become_morph_targets_and_weight_tracks() {
+    let (outcome, extras) = read_ok(DISPLACED, "displaced.x3dv");
+    assert!(!outcome.diagnostics.contains("HANIM_DISPLACER_IGNORED"));
+    assert!(!outcome.diagnostics.contains("HANIM_ROUTE_IGNORED"));
+    assert_eq!(extras.meshes.len(), 2);
+    let (skin, segments) = (&extras.meshes[0], &extras.meshes[1]);
+    assert!(!skin.rigid && segments.rigid);
+    let names: Vec<&str> = skin.morph_targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["up", "out"]);
+    assert_eq!(skin.morph_weights, [0.5, 0.0]);
+    let zero = [0.0f32; 3];
+    assert_eq!(
+        skin.morph_targets[0].positions,
+        [zero, [0.0, 0.1, 0.0], zero, [0.0, 0.2, 0.0]]
+    );
+    assert_eq!(
+        skin.morph_targets[1].positions,
+        [zero, zero, [0.3, 0.0, 0.0], zero]
+    );
+    assert!(skin.morph_targets.iter().all(|t| t.normals.is_empty()));
+    // The segment's displacer moves its third coord point, the mesh's vertex 2.
+    assert_eq!(segments.morph_targets.len(), 1);
+    assert_eq!(segments.morph_targets[0].name, "bulge");
+    assert_eq!(
+        segments.morph_targets[0].positions,
+        [zero, zero, [0.0, 0.0, 0.05]]
+    );
+    assert_eq!(segments.morph_weights, [1.0]);
+    // Both interpolators in one track on the skin, at every key of either: t = 0, 1, 2 s
+    // (fractions 0, 0.5, 1 of 2 s); "up" goes 0 → 0.5 → 1, "out" 1 → 0 → 1.
+    let clip = &outcome.asset.clips[0];
+    assert_eq!(clip.name, "T");
+    let track = clip
+        .track(TrackTarget::Mesh(0), Property::Weights(2))
+        .unwrap();
+    assert_eq!(track.times(), [0.0, 1.0, 2.0]);
+    assert_eq!(track.values(), [0.0, 1.0, 0.5, 0.0, 1.0, 1.0]);
+
+    // To a GLB: both meshes, each with its targets, names and default weights, and the
+    // weights channel on the skin's node (read back with the gltf crate).
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("displaced.x3dv");
+    std::fs::write(&input, DISPLACED).unwrap();
+    let glb = dir.path().join("displaced.glb");
+    humanoid::convert::convert(&input, &glb, &Default::default()).unwrap();
+    let gltf = gltf::Gltf::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
+    let buffers = [gltf.blob.clone().unwrap()];
+    let meshes: Vec<gltf::Mesh> = gltf.document.meshes().collect();
+    assert_eq!(meshes.len(), 2);
+    for (mesh, ours) in meshes.iter().zip(&extras.meshes) {
+        assert_eq!(mesh.weights().unwrap(), ours.morph_weights.as_slice());
+        let primitive = mesh.primitives().next().unwrap();
+        let reader = primitive.reader(|b| Some(&buffers[b.index()]));
+        let targets: Vec<Vec<[f32; 3]>> = reader
+            .read_morph_targets()
+            .map(|(p, _, _)| p.unwrap().collect())
+            .collect();
+        let expected: Vec<Vec<[f32; 3]>> = ours
+            .morph_targets
+            .iter()
+            .map(|t| t.positions.clone())
+            .collect();
+        assert_eq!(targets, expected);
+    }
+    let skin_node = gltf
+        .document
+        .nodes()
+        .find(|n| n.mesh().is_some_and(|m| m.index() == 0))
+        .unwrap();
+    assert!(skin_node.skin().is_some());
+    let channel = gltf
+        .document
+        .animations()
+        .flat_map(|a| a.channels().collect::<Vec<_>>())
+        .find(|c| c.target().property() == gltf::animation::Property::MorphTargetWeights)
+        .unwrap();
+    assert_eq!(channel.target().node().index(), skin_node.index());
+}
+
+#[test]
+fn a_displacer_that_does_not_fit_is_reported_where_it_is() {
+    // An index past the skin's four points.
+    let text = rewritten(DISPLACED, &[("coordIndex [ 1 3 ]", "coordIndex [ 1 7 ]")]);
+    let (outcome, extras) = read_ok(&text, "bad_index.x3dv");
+    let found: Vec<String> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "HANIM_DISPLACER_IGNORED")
+        .map(|d| format!("{} {}", d.location, d.message))
+        .collect();
+    assert_eq!(
+        found,
+        ["10:43 displacer \"up\": coordIndex 7 names no point of the 4 skin points: ignored"]
+    );
+    assert_eq!(extras.meshes[0].morph_targets.len(), 1);
+    // Its weight interpolator then drives nothing: reported with the other routes.
+    assert!(outcome.diagnostics.contains("HANIM_ROUTE_IGNORED"));
+    // Two indices, one displacement.
+    let text = rewritten(
+        DISPLACED,
+        &[(
+            "displacements [ 0 0.1 0, 0 0.2 0 ]",
+            "displacements [ 0 0.1 0 ]",
+        )],
+    );
+    let (outcome, _) = read_ok(&text, "bad_count.x3dv");
+    let found: Vec<String> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "HANIM_DISPLACER_IGNORED")
+        .map(|d| format!("{} {}", d.location, d.message))
+        .collect();
+    assert_eq!(
+        found,
+        ["10:62 displacer \"up\": 2 coordIndex entries but 3 numbers in displacements (expected 6: one 3-vector per entry): ignored"]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Bad input: one test per problem, with line:column.
 
 #[test]

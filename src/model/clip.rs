@@ -57,6 +57,10 @@ pub enum TrackTarget {
     /// The gaze: a rotation in look-at space, whose rest looks along model +Z (VRMA: the lookAt
     /// node's local rotation; yaw about Y, then pitch about X).
     LookAt,
+    /// The morph target weights of a mesh that travels with the asset (an index into the
+    /// meshes read beside it, such as an H-Anim file's skin and segments): `Property::Weights(n)`,
+    /// one weight per target of that mesh (glTF: a `weights` channel on the mesh's node).
+    Mesh(u16),
 }
 
 impl fmt::Display for TrackTarget {
@@ -66,6 +70,7 @@ impl fmt::Display for TrackTarget {
             TrackTarget::Bone(bone) => write!(f, "bone {bone}"),
             TrackTarget::Expression(index) => write!(f, "expression {index}"),
             TrackTarget::LookAt => f.write_str("look-at"),
+            TrackTarget::Mesh(index) => write!(f, "mesh {index}"),
         }
     }
 }

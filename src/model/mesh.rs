@@ -39,6 +39,24 @@ pub struct SkinnedMesh {
     /// node without a skin: every vertex follows one joint with weight 1) rather than a
     /// deformable skin.
     pub rigid: bool,
+    /// Morph targets (glTF `targets`, H-Anim displacers), applied before skinning: a vertex at
+    /// bind is `positions[v] + Σ_t weight_t · targets[t].positions[v]`. Empty when it has none.
+    pub morph_targets: Vec<MorphTarget>,
+    /// The default weight of each morph target (glTF `mesh.weights`, an H-Anim displacer's
+    /// `weight`), one per target; empty when there are no targets. Animated weights are clip
+    /// tracks on [`TrackTarget::Mesh`](crate::model::clip::TrackTarget::Mesh).
+    pub morph_weights: Vec<f32>,
+}
+
+/// One morph target of a [`SkinnedMesh`]: dense per-vertex deltas in the mesh's bind space.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MorphTarget {
+    /// Its name (glTF `extras.targetNames`, the H-Anim displacer's `name`).
+    pub name: String,
+    /// One position delta per vertex of the mesh (zero where the target does not move it).
+    pub positions: Vec<[f32; 3]>,
+    /// One normal delta per vertex, or empty when the target does not change normals.
+    pub normals: Vec<[f32; 3]>,
 }
 
 /// A surface's look, as far as the formats share it: the glTF metallic-roughness base colour.

@@ -459,3 +459,198 @@ fn h_anim_skin_weights_survive_the_gltf_round_trip() {
     );
     assert!(worst < 1e-6, "{worst}");
 }
+
+/// The numbers of an X3D XML attribute (commas allowed between them).
+#[cfg(feature = "corpus")]
+fn xml_numbers(text: &str) -> Vec<f64> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect()
+}
+
+/// JoeKick and JoeSkinTexcoordDisplacerKick to GLB: each HAnimDisplacer is a morph target of
+/// the skin mesh named after it, whose deltas are its `displacements` on its `coordIndex`
+/// points and zero elsewhere (1e-6), with its `weight` as the mesh's default weight; the
+/// ScalarInterpolator ROUTEd to its `weight` is a `weights` channel on the mesh node whose
+/// times are its keys × the TimeSensor's cycleInterval and whose values are its key values
+/// (1e-6); the Khronos validator reports no error. Expected values are read from the X3D with
+/// roxmltree (the humanoids have no transform of their own, checked, so the skin's
+/// coordinates are the GLB's).
+#[cfg(feature = "corpus")]
+#[test]
+fn h_anim_displacers_become_morph_targets_and_weight_channels() {
+    use crate::util::{khronos_validate, shared};
+    let dir = temp_dir();
+    for file in ["JoeKick.x3d", "JoeSkinTexcoordDisplacerKick.x3d"] {
+        let path = shared().join("corpus/hanim").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let options = roxmltree::ParsingOptions {
+            allow_dtd: true,
+            nodes_limit: u32::MAX,
+        };
+        let doc = roxmltree::Document::parse_with_options(&text, options).unwrap();
+        let element = |tag: &str, def: &str| {
+            doc.descendants()
+                .find(|n| n.has_tag_name(tag) && n.attribute("DEF") == Some(def))
+                .unwrap_or_else(|| panic!("{file}: no {tag} {def}"))
+        };
+        let humanoid = doc
+            .descendants()
+            .find(|n| n.has_tag_name("HAnimHumanoid"))
+            .unwrap();
+        for field in ["translation", "rotation", "scale", "center"] {
+            assert!(humanoid.attribute(field).is_none(), "{file}: {field}");
+        }
+        let skin_use = humanoid
+            .descendants()
+            .find(|n| {
+                n.has_tag_name("Coordinate") && n.attribute("containerField") == Some("skinCoord")
+            })
+            .unwrap();
+        let skin_def = skin_use
+            .attribute("USE")
+            .or(skin_use.attribute("DEF"))
+            .unwrap();
+        let skin_points = xml_numbers(element("Coordinate", skin_def).attribute("point").unwrap());
+
+        let glb = dir.path().join(format!("{file}.glb"));
+        humanoid_ok(&["convert", s(&path), s(&glb)]);
+        let (errors, _, messages) = khronos_validate(&glb);
+        assert_eq!(errors, 0, "{file}: {messages:#?}");
+        let gltf = gltf::Gltf::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
+        let buffers = [gltf.blob.clone().unwrap()];
+        let document = gltf.document;
+        let node = document
+            .nodes()
+            .find(|n| {
+                n.mesh()
+                    .is_some_and(|m| m.primitives().any(|p| p.morph_targets().len() > 0))
+            })
+            .unwrap_or_else(|| panic!("{file}: no mesh with morph targets"));
+        let mesh = node.mesh().unwrap();
+        let primitive = mesh.primitives().next().unwrap();
+        let reader = primitive.reader(|b| Some(&buffers[b.index()]));
+        let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+        // The skin mesh's vertices are the skin points, in order.
+        assert_eq!(positions.len() * 3, skin_points.len(), "{file}");
+        for (p, q) in positions.iter().zip(skin_points.chunks(3)) {
+            for c in 0..3 {
+                assert!(
+                    (f64::from(p[c]) - q[c]).abs() < 1e-6,
+                    "{file}: {p:?} vs {q:?}"
+                );
+            }
+        }
+        let targets: Vec<Vec<[f32; 3]>> = reader
+            .read_morph_targets()
+            .map(|(p, _, _)| p.unwrap().collect())
+            .collect();
+        let extras: serde_json::Value =
+            serde_json::from_str(mesh.extras().as_ref().unwrap().get()).unwrap();
+        let names: Vec<&str> = extras["targetNames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        let displacers: Vec<roxmltree::Node> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("HAnimDisplacer") && n.attribute("USE").is_none())
+            .collect();
+        assert!(!displacers.is_empty(), "{file}");
+        assert_eq!(
+            targets.len(),
+            displacers.len(),
+            "{file}: one target per displacer"
+        );
+        let defaults = mesh.weights().unwrap_or(&[]);
+        for displacer in &displacers {
+            let name = displacer.attribute("name").unwrap();
+            let t = names
+                .iter()
+                .position(|n| *n == name)
+                .unwrap_or_else(|| panic!("{file}: no target named {name:?} in {names:?}"));
+            let mut expected = vec![[0.0f64; 3]; positions.len()];
+            let indices = xml_numbers(displacer.attribute("coordIndex").unwrap());
+            let moves = xml_numbers(displacer.attribute("displacements").unwrap());
+            assert_eq!(moves.len(), indices.len() * 3, "{file}");
+            for (i, d) in indices.iter().zip(moves.chunks(3)) {
+                for c in 0..3 {
+                    expected[*i as usize][c] += d[c];
+                }
+            }
+            let mut worst = 0.0f64;
+            for (got, want) in targets[t].iter().zip(&expected) {
+                for c in 0..3 {
+                    worst = worst.max((f64::from(got[c]) - want[c]).abs());
+                }
+            }
+            assert!(worst < 1e-6, "{file} {name}: deltas off by {worst}");
+            let weight = displacer
+                .attribute("weight")
+                .map_or(0.0, |w| xml_numbers(w)[0]);
+            assert!(
+                (f64::from(defaults[t]) - weight).abs() < 1e-6,
+                "{file} {name}"
+            );
+            eprintln!("{file}: target {name:?} = its displacements (max |Δ| {worst:.1e})");
+
+            // The weight animation.
+            let def = displacer.attribute("DEF").unwrap();
+            let route = |to_node: &str, fields: &[&str]| {
+                doc.descendants().find(|n| {
+                    n.has_tag_name("ROUTE")
+                        && n.attribute("toNode") == Some(to_node)
+                        && fields.contains(&n.attribute("toField").unwrap_or(""))
+                })
+            };
+            let Some(weight_route) = route(def, &["weight", "set_weight"]) else {
+                continue;
+            };
+            let interpolator = element(
+                "ScalarInterpolator",
+                weight_route.attribute("fromNode").unwrap(),
+            );
+            let keys = xml_numbers(interpolator.attribute("key").unwrap());
+            let values = xml_numbers(interpolator.attribute("keyValue").unwrap());
+            let timer_route =
+                route(interpolator.attribute("DEF").unwrap(), &["set_fraction"]).unwrap();
+            let timer = element("TimeSensor", timer_route.attribute("fromNode").unwrap());
+            let cycle = xml_numbers(timer.attribute("cycleInterval").unwrap())[0];
+            let channel = document
+                .animations()
+                .flat_map(|a| a.channels().collect::<Vec<_>>())
+                .find(|c| {
+                    c.target().node().index() == node.index()
+                        && c.target().property() == gltf::animation::Property::MorphTargetWeights
+                })
+                .unwrap_or_else(|| panic!("{file}: no weights channel on the mesh node"));
+            let reader = channel.reader(|b| Some(&buffers[b.index()]));
+            let times: Vec<f32> = reader.read_inputs().unwrap().collect();
+            let weights: Vec<f32> = match reader.read_outputs().unwrap() {
+                gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().collect(),
+                _ => panic!("{file}: not weights"),
+            };
+            assert_eq!(times.len(), keys.len(), "{file}");
+            assert_eq!(weights.len(), keys.len() * targets.len(), "{file}");
+            for (k, key) in keys.iter().enumerate() {
+                assert!(
+                    (f64::from(times[k]) - key * cycle).abs() < 1e-6,
+                    "{file} key {k}"
+                );
+                let w = f64::from(weights[k * targets.len() + t]);
+                assert!(
+                    (w - values[k]).abs() < 1e-6,
+                    "{file} key {k}: {w} vs {}",
+                    values[k]
+                );
+            }
+            eprintln!(
+                "{file}: {name:?} weight channel = {} keys of {}",
+                keys.len(),
+                interpolator.attribute("DEF").unwrap()
+            );
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! Builds a new glTF document (JSON + one binary buffer) from the canonical model: a skeleton
-//! with its humanoid bone maps, an optional skinned mesh and clips. Joint tracks become node
-//! channels; bone tracks become `EXT_skeleton_humanoid` channels (no `target.node`) whose data
-//! are the deltas `D_b = F_b⁻¹ · n_b · F_b` in the canonical bone frames.
+//! with its humanoid bone maps, skinned meshes (with their morph targets) and clips. Joint
+//! tracks become node channels; mesh weight tracks `weights` channels on the mesh's node; bone
+//! tracks become `EXT_skeleton_humanoid` channels (no `target.node`) whose data are the deltas
+//! `D_b = F_b⁻¹ · n_b · F_b` in the canonical bone frames.
 
 use serde_json::{json, Map, Value};
 
@@ -26,8 +27,10 @@ pub struct Scene<'a> {
     pub skeleton: &'a Skeleton,
     /// Humanoid skeletons to declare with `EXT_skeleton_humanoid`.
     pub humanoids: &'a [HumanoidSkeleton],
-    /// A skinned mesh to add (one node holding mesh 0 and skin 0).
-    pub mesh: Option<&'a SkinnedMesh>,
+    /// Skinned meshes to add: mesh `i` on node `skeleton.len() + i` with its skin (meshes with
+    /// the same joints and inverse bind matrices share one), its morph targets as primitive
+    /// `targets` with the default `weights` and the names in `extras.targetNames`.
+    pub meshes: &'a [SkinnedMesh],
     /// Clips; joint tracks → node channels, bone tracks → EXT channels.
     pub clips: &'a [Clip],
     /// `asset.generator`.
@@ -173,70 +176,46 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
         root.insert("extensionsUsed".into(), json!([ext::NAME]));
     }
 
-    if let Some(mesh) = scene.mesh {
-        let positions: Vec<f32> = mesh.positions.iter().flatten().copied().collect();
-        let normals: Vec<f32> = mesh.normals.iter().flatten().copied().collect();
-        let weights: Vec<f32> = mesh.weights.iter().flatten().copied().collect();
-        let position = w.floats(&positions, "VEC3", 3, Some(ARRAY_BUFFER), true);
-        let normal = w.floats(&normals, "VEC3", 3, Some(ARRAY_BUFFER), false);
-        let joints_bytes: Vec<u8> = mesh
-            .joints
-            .iter()
-            .flatten()
-            .flat_map(|j| j.to_le_bytes())
-            .collect();
-        let joints = w.integers(
-            joints_bytes,
-            UNSIGNED_SHORT,
-            mesh.joints.len(),
-            "VEC4",
-            Some(ARRAY_BUFFER),
-        );
-        let weight = w.floats(&weights, "VEC4", 4, Some(ARRAY_BUFFER), false);
-        let index_bytes: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-        let indices = w.integers(
-            index_bytes,
-            UNSIGNED_INT,
-            mesh.indices.len(),
-            "SCALAR",
-            Some(ELEMENT_ARRAY_BUFFER),
-        );
-        let ibm: Vec<f32> = mesh
-            .inverse_bind
-            .iter()
-            .flat_map(|m| m.to_cols_array())
-            .collect();
-        let ibm = w.floats(&ibm, "MAT4", 16, None, false);
-        let skeleton_root = scene
-            .humanoids
-            .first()
-            .and_then(|h| h.root)
-            .or_else(|| mesh.joints_used.first().copied());
-        let mut skin = json!({
-            "inverseBindMatrices": ibm,
-            "joints": mesh.joints_used.iter().map(|j| j.index()).collect::<Vec<_>>(),
-        });
-        if let Some(r) = skeleton_root {
-            skin["skeleton"] = json!(r.index());
+    if !scene.meshes.is_empty() {
+        let mut meshes = Vec::with_capacity(scene.meshes.len());
+        let mut skins: Vec<(&SkinnedMesh, Value)> = Vec::new();
+        for mesh in scene.meshes {
+            let primitive = primitive(&mut w, mesh);
+            let same_skin = |(other, _): &(&SkinnedMesh, Value)| {
+                other.joints_used == mesh.joints_used && other.inverse_bind == mesh.inverse_bind
+            };
+            let skin = match skins.iter().position(same_skin) {
+                Some(skin) => skin,
+                None => {
+                    let value = skin(&mut w, mesh, scene);
+                    skins.push((mesh, value));
+                    skins.len() - 1
+                }
+            };
+            let mut entry = json!({"name": mesh.name, "primitives": [primitive]});
+            if !mesh.morph_targets.is_empty() {
+                let mut weights = mesh.morph_weights.clone();
+                weights.resize(mesh.morph_targets.len(), 0.0);
+                entry["weights"] = json!(weights);
+                let names: Vec<&str> = mesh.morph_targets.iter().map(|t| t.name.as_str()).collect();
+                entry["extras"] = json!({"targetNames": names});
+            }
+            meshes.push(entry);
+            nodes.push(json!({"name": mesh.name, "mesh": meshes.len() - 1, "skin": skin}));
+            scene_nodes.push(nodes.len() - 1);
         }
         root.insert("materials".into(), json!([{
             "name": "mannequin grey",
             "pbrMetallicRoughness": {"baseColorFactor": [0.72, 0.74, 0.78, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.6}
         }]));
-        root.insert("meshes".into(), json!([{
-            "name": mesh.name,
-            "primitives": [{
-                "attributes": {"POSITION": position, "NORMAL": normal, "JOINTS_0": joints, "WEIGHTS_0": weight},
-                "indices": indices,
-                "material": 0
-            }]
-        }]));
-        root.insert("skins".into(), json!([skin]));
-        nodes.push(json!({"name": mesh.name, "mesh": 0, "skin": 0}));
-        scene_nodes.push(nodes.len() - 1);
+        root.insert("meshes".into(), Value::Array(meshes));
+        root.insert(
+            "skins".into(),
+            Value::Array(skins.into_iter().map(|(_, s)| s).collect()),
+        );
     }
 
-    if scene.mesh.is_none() && scene.skin_without_mesh && !skeleton.is_empty() {
+    if scene.meshes.is_empty() && scene.skin_without_mesh && !skeleton.is_empty() {
         let ibm: Vec<f32> = skeleton
             .rest_worlds()
             .iter()
@@ -254,8 +233,13 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
     }
 
     let mut animations = Vec::new();
+    let mesh_node = |mesh: u16, weights: usize| -> Option<usize> {
+        let index = usize::from(mesh);
+        let m = scene.meshes.get(index)?;
+        (m.morph_targets.len() == weights).then_some(skeleton.len() + index)
+    };
     for clip in scene.clips {
-        animations.push(animation(&mut w, clip, &|joint| joint.index())?);
+        animations.push(animation(&mut w, clip, &|joint| joint.index(), &mesh_node)?);
     }
 
     root.insert("scene".into(), json!(0));
@@ -299,10 +283,91 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
     })
 }
 
+/// The primitive of `mesh`: its attributes, indices, material 0 and morph targets.
+fn primitive(w: &mut Writer, mesh: &SkinnedMesh) -> Value {
+    let positions: Vec<f32> = mesh.positions.iter().flatten().copied().collect();
+    let normals: Vec<f32> = mesh.normals.iter().flatten().copied().collect();
+    let weights: Vec<f32> = mesh.weights.iter().flatten().copied().collect();
+    let position = w.floats(&positions, "VEC3", 3, Some(ARRAY_BUFFER), true);
+    let normal = w.floats(&normals, "VEC3", 3, Some(ARRAY_BUFFER), false);
+    let joints_bytes: Vec<u8> = mesh
+        .joints
+        .iter()
+        .flatten()
+        .flat_map(|j| j.to_le_bytes())
+        .collect();
+    let joints = w.integers(
+        joints_bytes,
+        UNSIGNED_SHORT,
+        mesh.joints.len(),
+        "VEC4",
+        Some(ARRAY_BUFFER),
+    );
+    let weight = w.floats(&weights, "VEC4", 4, Some(ARRAY_BUFFER), false);
+    let targets: Vec<Value> = mesh
+        .morph_targets
+        .iter()
+        .map(|target| {
+            let deltas: Vec<f32> = target.positions.iter().flatten().copied().collect();
+            let mut attributes =
+                json!({"POSITION": w.floats(&deltas, "VEC3", 3, Some(ARRAY_BUFFER), true)});
+            if !target.normals.is_empty() {
+                let deltas: Vec<f32> = target.normals.iter().flatten().copied().collect();
+                attributes["NORMAL"] =
+                    json!(w.floats(&deltas, "VEC3", 3, Some(ARRAY_BUFFER), false));
+            }
+            attributes
+        })
+        .collect();
+    let index_bytes: Vec<u8> = mesh.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let indices = w.integers(
+        index_bytes,
+        UNSIGNED_INT,
+        mesh.indices.len(),
+        "SCALAR",
+        Some(ELEMENT_ARRAY_BUFFER),
+    );
+    let mut primitive = json!({
+        "attributes": {"POSITION": position, "NORMAL": normal, "JOINTS_0": joints, "WEIGHTS_0": weight},
+        "indices": indices,
+        "material": 0
+    });
+    if !targets.is_empty() {
+        primitive["targets"] = Value::Array(targets);
+    }
+    primitive
+}
+
+/// The skin of `mesh`: its joints and inverse bind matrices, rooted at the humanoid's root.
+fn skin(w: &mut Writer, mesh: &SkinnedMesh, scene: &Scene<'_>) -> Value {
+    let ibm: Vec<f32> = mesh
+        .inverse_bind
+        .iter()
+        .flat_map(|m| m.to_cols_array())
+        .collect();
+    let ibm = w.floats(&ibm, "MAT4", 16, None, false);
+    let skeleton_root = scene
+        .humanoids
+        .first()
+        .and_then(|h| h.root)
+        .or_else(|| mesh.joints_used.first().copied());
+    let mut skin = json!({
+        "inverseBindMatrices": ibm,
+        "joints": mesh.joints_used.iter().map(|j| j.index()).collect::<Vec<_>>(),
+    });
+    if let Some(r) = skeleton_root {
+        skin["skeleton"] = json!(r.index());
+    }
+    skin
+}
+
+/// A clip as a glTF animation: joint tracks on `node_of(joint)`, mesh weight tracks on
+/// `mesh_node(mesh, weights per key)` (`None`: no such mesh, or not that many targets).
 fn animation(
     w: &mut Writer,
     clip: &Clip,
     node_of: &dyn Fn(crate::model::skeleton::JointId) -> usize,
+    mesh_node: &dyn Fn(u16, usize) -> Option<usize>,
 ) -> Result<Value, Error> {
     let mut samplers = Vec::new();
     let mut channels = Vec::new();
@@ -332,7 +397,7 @@ fn animation(
                     track.target()
                 )))
             }
-            TrackTarget::Joint(_) => track.values().to_vec(),
+            TrackTarget::Joint(_) | TrackTarget::Mesh(_) => track.values().to_vec(),
             TrackTarget::Bone(bone) => ext::deltas_from_canonical(
                 bone,
                 track.property(),
@@ -354,6 +419,16 @@ fn animation(
                 json!({"path": path, "extensions": ext::channel_extension(bone)})
             }
             TrackTarget::Joint(joint) => json!({"node": node_of(joint), "path": path}),
+            TrackTarget::Mesh(mesh) => {
+                let weights = track.property().components();
+                let Some(node) = mesh_node(mesh, weights).filter(|_| path == "weights") else {
+                    return Err(Error::unsupported(format!(
+                        "clip {:?}: a {path} track on mesh {mesh} ({weights} per key) matches no mesh with that many morph targets",
+                        clip.name
+                    )));
+                };
+                json!({"node": node, "path": path})
+            }
             TrackTarget::Expression(_) | TrackTarget::LookAt => continue,
         };
         channels.push(json!({"sampler": sampler, "target": target}));
@@ -402,7 +477,7 @@ pub fn append_clips(
     };
     let mut animations = Vec::with_capacity(clips.len());
     for clip in clips {
-        animations.push(animation(&mut w, clip, node_of)?);
+        animations.push(animation(&mut w, clip, node_of, &|_, _| None)?);
     }
     let fit = |e: serde_json::Error| {
         Error::unsupported(format!("new animation data do not fit the glTF model: {e}"))

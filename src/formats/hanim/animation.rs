@@ -14,6 +14,11 @@
 //! the track. Interpolators no TimeSensor drives make a clip `unclocked` with a cycle of 1 s.
 //! Every dropped route is reported.
 //!
+//! **Displacer weights.** A `ScalarInterpolator` ROUTEd to a displacer's `weight` (a displacer
+//! the mesh reader made a morph target) becomes, in its TimeSensor's clip, a LINEAR
+//! [`TrackTarget::Mesh`] `weights` track holding every target weight of that mesh at each key
+//! (the targets no interpolator drives at their default weight).
+//!
 //! **HAnimMotion** (ISO/IEC 19774-2): `joints` names one joint per channel group, `channels`
 //! gives each group's count and channel names, `values` holds the frames one after the other.
 //! As X_ITE reads it: rotation channels are degrees, composed in the order they are listed (the
@@ -86,6 +91,26 @@ enum Channel {
     Scale,
 }
 
+/// Where a displacer's `weight` lives: morph target `target` of mesh `mesh` (an index into
+/// the meshes read beside the asset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MorphSlot {
+    /// The mesh.
+    pub mesh: u16,
+    /// The target.
+    pub target: usize,
+}
+
+/// The displacers that became morph targets, and each mesh's default weights (what a weight
+/// track holds for the targets no interpolator drives).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Morphs {
+    /// Displacer node → its target.
+    pub slots: HashMap<NodeId, MorphSlot>,
+    /// Per mesh, the default weight of each target.
+    pub defaults: Vec<Vec<f32>>,
+}
+
 /// One interpolator's decoded keys.
 struct Keys {
     fractions: Vec<f64>,
@@ -104,11 +129,12 @@ struct Keys {
 pub(crate) fn clips(
     scene: &Scene<'_>,
     frames: &HashMap<NodeId, JointFrame>,
+    morphs: &Morphs,
     figures: &[(Figure, Vec<JointFrame>)],
     notes: &mut Vec<Note>,
 ) -> Result<Vec<Clip>, ParseError> {
     check_interpolators(scene)?;
-    let mut clips = interpolator_clips(scene, frames, notes);
+    let mut clips = interpolator_clips(scene, frames, morphs, notes);
     for (figure, joint_frames) in figures {
         for motion in &figure.motions {
             if let Some(clip) = motion_clip(scene, *motion, figure, joint_frames, notes)? {
@@ -123,6 +149,7 @@ fn is_interpolator(type_name: &str) -> Option<usize> {
     match type_name {
         "OrientationInterpolator" => Some(4),
         "PositionInterpolator" => Some(3),
+        "ScalarInterpolator" => Some(1),
         _ => None,
     }
 }
@@ -178,13 +205,21 @@ fn clip_name(scene: &Scene<'_>, id: NodeId, fallback: &str) -> String {
         .unwrap_or_else(|| fallback.to_owned())
 }
 
+/// What an interpolator sets: joint properties, and displacer weights (morph targets).
+#[derive(Debug, Clone, Default)]
+struct Drives {
+    joints: Vec<(JointFrame, Channel)>,
+    weights: Vec<MorphSlot>,
+}
+
 fn interpolator_clips(
     scene: &Scene<'_>,
     frames: &HashMap<NodeId, JointFrame>,
+    morphs: &Morphs,
     notes: &mut Vec<Note>,
 ) -> Vec<Clip> {
-    // interpolator → the joints and channels it sets.
-    let mut drives: HashMap<NodeId, Vec<(JointFrame, Channel)>> = HashMap::new();
+    // interpolator → the joints and channels, and the displacer weights, it sets.
+    let mut drives: HashMap<NodeId, Drives> = HashMap::new();
     // timer → interpolators.
     let mut timers: Vec<(NodeId, Vec<NodeId>)> = Vec::new();
     let mut ignored = 0usize;
@@ -192,16 +227,24 @@ fn interpolator_clips(
         let (Some(from), Some(to)) = (scene.node(route.from), scene.node(route.to)) else {
             continue;
         };
+        let morph = morphs.slots.get(&route.to);
         if is_interpolator(from.type_name).is_some() && event_field(route.from_field) == "value" {
             match (frames.get(&route.to), event_field(route.to_field)) {
+                (None, "weight") if from.type_name == "ScalarInterpolator" && morph.is_some() => {
+                    let entry = drives.entry(route.from).or_default();
+                    entry.weights.extend(morph);
+                }
                 (Some(frame), "rotation") if from.type_name == "OrientationInterpolator" => {
-                    drives.entry(route.from).or_default().push((*frame, Channel::Rotation));
+                    let entry = drives.entry(route.from).or_default();
+                    entry.joints.push((*frame, Channel::Rotation));
                 }
                 (Some(frame), "translation") if from.type_name == "PositionInterpolator" => {
-                    drives.entry(route.from).or_default().push((*frame, Channel::Translation));
+                    let entry = drives.entry(route.from).or_default();
+                    entry.joints.push((*frame, Channel::Translation));
                 }
                 (Some(frame), "scale") if from.type_name == "PositionInterpolator" => {
-                    drives.entry(route.from).or_default().push((*frame, Channel::Scale));
+                    let entry = drives.entry(route.from).or_default();
+                    entry.joints.push((*frame, Channel::Scale));
                 }
                 (Some(_), field) => notes.push(Note {
                     at: route.at,
@@ -230,7 +273,7 @@ fn interpolator_clips(
             at: 0,
             code: "HANIM_ROUTE_IGNORED",
             message: format!(
-                "{ignored} interpolator ROUTE(s) to nodes that are not joints (not animated in the model)"
+                "{ignored} interpolator ROUTE(s) to nodes that are neither joints nor displacers (not animated in the model)"
             ),
         });
     }
@@ -266,6 +309,7 @@ fn interpolator_clips(
             cycle,
             &driving,
             &drives,
+            morphs,
             &mut budget,
             notes,
         ));
@@ -284,7 +328,7 @@ fn interpolator_clips(
                 .map_or(0, |n| n.at),
             code: "HANIM_UNCLOCKED",
             message: format!(
-                "{} interpolator(s) animate joints but no TimeSensor drives them: clip `unclocked`, 1 s per cycle",
+                "{} interpolator(s) animate joints or displacers but no TimeSensor drives them: clip `unclocked`, 1 s per cycle",
                 unclocked.len()
             ),
         });
@@ -294,6 +338,7 @@ fn interpolator_clips(
             1.0,
             &unclocked,
             &drives,
+            morphs,
             &mut budget,
             notes,
         ));
@@ -301,23 +346,52 @@ fn interpolator_clips(
     clips
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build_clip(
     scene: &Scene<'_>,
     name: String,
     cycle: f64,
     interpolators: &[NodeId],
-    drives: &HashMap<NodeId, Vec<(JointFrame, Channel)>>,
+    drives: &HashMap<NodeId, Drives>,
+    morphs: &Morphs,
     budget: &mut usize,
     notes: &mut Vec<Note>,
 ) -> Clip {
     let mut clip = Clip::new(name);
     let mut taken: Vec<(JointId, Channel)> = Vec::new();
+    // Per mesh: the weight interpolators of its targets (target, interpolator).
+    let mut weights: Vec<(u16, Vec<(usize, NodeId)>)> = Vec::new();
     for interpolator in interpolators {
         let Some(f) = Fields::of(scene, *interpolator) else {
             continue;
         };
         let keys = keys(&f);
-        for (frame, channel) in drives.get(interpolator).map_or(&[][..], Vec::as_slice) {
+        let driven = drives.get(interpolator);
+        for slot in driven.map_or(&[][..], |d| d.weights.as_slice()) {
+            let list = match weights.iter_mut().find(|(m, _)| *m == slot.mesh) {
+                Some((_, list)) => list,
+                None => {
+                    weights.push((slot.mesh, Vec::new()));
+                    match weights.last_mut() {
+                        Some((_, list)) => list,
+                        None => continue,
+                    }
+                }
+            };
+            if list.iter().any(|(t, _)| *t == slot.target) {
+                notes.push(Note {
+                    at: f.node().at,
+                    code: "HANIM_TRACK_DUPLICATE",
+                    message: format!(
+                        "clip {:?}: a second interpolator for the same displacer weight: ignored",
+                        clip.name
+                    ),
+                });
+            } else {
+                list.push((slot.target, *interpolator));
+            }
+        }
+        for (frame, channel) in driven.map_or(&[][..], |d| d.joints.as_slice()) {
             if taken.contains(&(frame.joint, *channel)) {
                 notes.push(Note {
                     at: f.node().at,
@@ -368,7 +442,112 @@ fn build_clip(
             }
         }
     }
+    for (mesh, driven) in weights {
+        let defaults = morphs
+            .defaults
+            .get(usize::from(mesh))
+            .map_or(&[][..], Vec::as_slice);
+        match weight_track(scene, cycle, mesh, defaults, &driven, budget) {
+            Ok(track) => clip.add_track(track),
+            Err((at, message)) => notes.push(Note {
+                at,
+                code: "HANIM_TRACK_DROPPED",
+                message: format!("clip {:?}: {message}: the track is dropped", clip.name),
+            }),
+        }
+    }
     clip
+}
+
+/// The morph weight track of `mesh`: every target's weight at each key, the driven ones from
+/// their ScalarInterpolators (X3D: piecewise linear in the fraction, held before the first
+/// key and after the last), the others at their default. One interpolator keeps its keys as
+/// they are (a repeated key, a jump, too); several are sampled at every key of any of them,
+/// which keeps each piecewise-linear curve exactly.
+fn weight_track(
+    scene: &Scene<'_>,
+    cycle: f64,
+    mesh: u16,
+    defaults: &[f32],
+    driven: &[(usize, NodeId)],
+    budget: &mut usize,
+) -> Result<Track, (usize, String)> {
+    let curves: Vec<(usize, Keys, usize)> = driven
+        .iter()
+        .filter_map(|(target, id)| {
+            let f = Fields::of(scene, *id)?;
+            Some((*target, keys(&f), f.at("key")))
+        })
+        .collect();
+    let at = curves.first().map_or(0, |(_, _, at)| *at);
+    let fractions: Vec<f64> = match curves.as_slice() {
+        [(_, only, _)] => only.fractions.clone(),
+        _ => {
+            let mut all: Vec<f64> = curves
+                .iter()
+                .flat_map(|(_, k, _)| k.fractions.iter().copied())
+                .filter(|f| f.is_finite())
+                .collect();
+            all.sort_by(f64::total_cmp);
+            all.dedup();
+            all
+        }
+    };
+    let count = defaults.len();
+    let values_needed = fractions.len().saturating_mul(count);
+    if values_needed > *budget {
+        return Err((
+            at,
+            format!("the weight track of mesh {mesh} would pass {MAX_TRACK_VALUES} values"),
+        ));
+    }
+    *budget -= values_needed;
+    let times = key_times(&fractions, cycle).map_err(|m| (at, m))?;
+    let single = curves.len() == 1;
+    let mut values = Vec::with_capacity(values_needed);
+    for (k, fraction) in fractions.iter().enumerate() {
+        let start = values.len();
+        values.extend_from_slice(defaults);
+        for (target, keys, _) in &curves {
+            let value = if single {
+                keys.values.get(k).copied()
+            } else {
+                scalar_at(keys, *fraction)
+            };
+            if let (Some(slot), Some(value)) = (values.get_mut(start + target), value) {
+                *slot = value as f32;
+            }
+        }
+    }
+    Track::new(
+        TrackTarget::Mesh(mesh),
+        Property::Weights(count),
+        Interpolation::Linear,
+        times,
+        values,
+    )
+    .map_err(|e| (at, e.to_string()))
+}
+
+/// A ScalarInterpolator's value at `fraction` (X3D: linear between keys, the end values
+/// outside them; at a repeated key, the later value).
+fn scalar_at(keys: &Keys, fraction: f64) -> Option<f64> {
+    let (first, last) = (keys.fractions.first()?, keys.fractions.last()?);
+    if fraction < *first {
+        return keys.values.first().copied();
+    }
+    if fraction >= *last {
+        return keys.values.get(keys.fractions.len() - 1).copied();
+    }
+    let next = keys.fractions.partition_point(|k| *k <= fraction);
+    let (k0, k1) = (keys.fractions.get(next - 1)?, keys.fractions.get(next)?);
+    let (v0, v1) = (keys.values.get(next - 1)?, keys.values.get(next)?);
+    let t = if k1 > k0 {
+        (fraction - k0) / (k1 - k0)
+    } else {
+        0.0
+    };
+    Some(v0 + (v1 - v0) * t)
 }
 
 /// The next f32 above `x`.

@@ -504,6 +504,14 @@ const POSITION_INTERPOLATOR: Spec = fields![
     "value_changed" "SFVec3f" Out,
 ];
 
+const SCALAR_INTERPOLATOR: Spec = fields![
+    "key" "MFFloat" InOut,
+    "keyValue" "MFFloat" InOut,
+    "metadata" "SFNode" InOut,
+    "set_fraction" "SFFloat" In,
+    "value_changed" "SFFloat" Out,
+];
+
 const TIME_SENSOR: Spec = fields![
     "cycleInterval" "SFTime" InOut,
     "cycleTime" "SFTime" Out,
@@ -540,6 +548,7 @@ fn parts(type_name: &str) -> Option<&'static [Spec]> {
         "Group" => &[BOUNDED, GROUPING],
         "OrientationInterpolator" => &[ORIENTATION_INTERPOLATOR],
         "PositionInterpolator" => &[POSITION_INTERPOLATOR],
+        "ScalarInterpolator" => &[SCALAR_INTERPOLATOR],
         "TimeSensor" => &[TIME_SENSOR],
         "Coordinate" => &[COORDINATE],
         _ => return None,

@@ -24,14 +24,15 @@
 
 use std::collections::HashSet;
 
-use glam::{DMat4, DQuat, DVec3, Mat4};
+use glam::{DMat3, DMat4, DQuat, DVec3, Mat4};
 
 use super::animation::JointFrame;
 use super::classic::Note;
+use super::displacer;
 use super::fields::{axis_angle, Fields};
 use super::figure::{self, kind, Figure, Kind};
 use super::tree::{NodeId, Scene};
-use crate::model::mesh::SkinnedMesh;
+use crate::model::mesh::{MorphTarget, SkinnedMesh};
 use crate::model::skeleton::Skeleton;
 
 /// The most vertices of the segments' mesh (a Coordinate USE'd by many shapes is copied into
@@ -45,21 +46,81 @@ struct Geometry {
     triangles: Vec<[u32; 3]>,
 }
 
-/// The meshes of one humanoid.
+/// Where a segment's shapes put the points of its `coord`: per shape that uses it, the mesh
+/// vertex of its first point and the linear part of the placement.
+type Placements = Vec<(usize, DMat3)>;
+
+/// Which morph target a displacer became.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MorphSource {
+    /// The displacer node.
+    pub displacer: NodeId,
+    /// The mesh, an index into what [`meshes`] returns.
+    pub mesh: usize,
+    /// The target, an index into that mesh's `morph_targets`.
+    pub target: usize,
+}
+
+/// The meshes of one humanoid, and the displacers that became their morph targets.
 pub(crate) fn meshes(
     scene: &Scene<'_>,
     figure: &Figure,
     frames: &[JointFrame],
     skeleton: &Skeleton,
     notes: &mut Vec<Note>,
-) -> Vec<SkinnedMesh> {
+) -> (Vec<SkinnedMesh>, Vec<MorphSource>) {
     if frames.is_empty() || frames.len() > usize::from(u16::MAX) {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let mut out = Vec::new();
-    out.extend(skin(scene, figure, frames, notes));
-    out.extend(segments(scene, figure, frames, skeleton, notes));
-    out
+    let mut morphs = Vec::new();
+    let skin = skin(scene, figure, frames, notes);
+    if skin.is_none() {
+        // Displacers on joints act on the skin: without one they have nothing to move.
+        for joint in &figure.joints {
+            let Some(f) = Fields::of(scene, joint.node) else {
+                continue;
+            };
+            if let Some(first) = f.nodes("displacers").first() {
+                notes.push(Note {
+                    at: scene.node(*first).map_or(f.node().at, |n| n.at),
+                    code: "HANIM_DISPLACER_IGNORED",
+                    message: format!(
+                        "joint {:?} has displacers but the humanoid has no skin for them to move: ignored",
+                        joint.name
+                    ),
+                });
+            }
+        }
+    }
+    for (mesh, sources) in skin
+        .into_iter()
+        .chain(segments(scene, figure, frames, skeleton, notes))
+    {
+        morphs.extend(sources.into_iter().map(|(displacer, target)| MorphSource {
+            displacer,
+            mesh: out.len(),
+            target,
+        }));
+        out.push(mesh);
+    }
+    (out, morphs)
+}
+
+/// Adds `displacer` to `mesh` as a morph target; returns the (displacer, target) pair.
+fn add_target(
+    mesh: &mut SkinnedMesh,
+    displacer: &displacer::Displacer,
+    place: impl Fn(usize) -> Vec<(usize, DMat3)>,
+) -> (NodeId, usize) {
+    let positions = displacer.deltas(mesh.positions.len(), place);
+    mesh.morph_targets.push(MorphTarget {
+        name: displacer.name.clone(),
+        positions,
+        normals: Vec::new(),
+    });
+    mesh.morph_weights.push(displacer.weight as f32);
+    (displacer.node, mesh.morph_targets.len() - 1)
 }
 
 /// The humanoid transform `H` as a matrix.
@@ -228,7 +289,7 @@ fn skin(
     figure: &Figure,
     frames: &[JointFrame],
     notes: &mut Vec<Note>,
-) -> Option<SkinnedMesh> {
+) -> Option<(SkinnedMesh, Vec<(NodeId, usize)>)> {
     let h = Fields::of(scene, figure.node?)?;
     let coord = *h.nodes("skinCoord").first()?;
     let basic = figure.skeletal_configuration.eq_ignore_ascii_case("BASIC");
@@ -404,7 +465,7 @@ fn skin(
             .collect(),
         None => vertex_normals(&positions, &triangles),
     };
-    Some(SkinnedMesh {
+    let mut mesh = SkinnedMesh {
         name: if figure.name.is_empty() {
             "skin".to_owned()
         } else {
@@ -420,7 +481,24 @@ fn skin(
         uvs: Vec::new(),
         material: None,
         rigid: false,
-    })
+        morph_targets: Vec::new(),
+        morph_weights: Vec::new(),
+    };
+    // Displacers on joints move skin points; their displacements are in the skin's
+    // coordinates, which the humanoid transform places (module docs of `displacer`).
+    let linear = DMat3::from_mat4(hm);
+    let mut sources = Vec::new();
+    for joint in &figure.joints {
+        let Some(f) = Fields::of(scene, joint.node) else {
+            continue;
+        };
+        for id in f.nodes("displacers") {
+            if let Some(d) = displacer::read(scene, *id, count, "skin points", notes) {
+                sources.push(add_target(&mut mesh, &d, |i| vec![(i, linear)]));
+            }
+        }
+    }
+    Some((mesh, sources))
 }
 
 fn segments(
@@ -429,13 +507,20 @@ fn segments(
     frames: &[JointFrame],
     skeleton: &Skeleton,
     notes: &mut Vec<Note>,
-) -> Option<SkinnedMesh> {
+) -> Option<(SkinnedMesh, Vec<(NodeId, usize)>)> {
     let k = figure.transform.scale;
     let mut positions: Vec<DVec3> = Vec::new();
     let mut joints: Vec<[u16; 4]> = Vec::new();
     let mut triangles: Vec<[u32; 3]> = Vec::new();
     let mut skipped = 0usize;
+    // Per segment with displacers: its displacers, its `coord`'s point count, and where the
+    // shapes using that `coord` put its points (first vertex, linear part of the placement).
+    let mut displaced: Vec<(&[NodeId], usize, Placements)> = Vec::new();
     for segment in &figure.segments {
+        let segment_fields = Fields::of(scene, segment.node);
+        let segment_displacers = segment_fields.map_or(&[][..], |f| f.nodes("displacers"));
+        let segment_coord = segment_fields.and_then(|f| f.nodes("coord").first().copied());
+        let mut copies = Vec::new();
         let Some(slot) = segment.joint else {
             continue;
         };
@@ -471,6 +556,9 @@ fn segments(
                 continue;
             };
             let m = to_world * transform;
+            if g.coord.is_some() && g.coord == segment_coord {
+                copies.push((positions.len(), DMat3::from_mat4(m)));
+            }
             positions.extend(g.points.iter().map(|p| m.transform_point3(*p)));
             joints.extend(std::iter::repeat_n([slot16, 0, 0, 0], g.points.len()));
             triangles.extend(
@@ -478,6 +566,23 @@ fn segments(
                     .iter()
                     .map(|t| [t[0] + base, t[1] + base, t[2] + base]),
             );
+        }
+        if !segment_displacers.is_empty() {
+            let points = segment_coord
+                .and_then(|c| Fields::of(scene, c))
+                .map_or(0, |c| points(&c, "point").len());
+            if copies.is_empty() {
+                notes.push(Note {
+                    at: scene.node(segment.node).map_or(0, |n| n.at),
+                    code: "HANIM_DISPLACER_IGNORED",
+                    message: format!(
+                        "segment {:?} has displacers but no shape of it uses its coord: ignored",
+                        segment.name
+                    ),
+                });
+            } else {
+                displaced.push((segment_displacers, points, copies));
+            }
         }
     }
     if skipped > 0 {
@@ -497,7 +602,7 @@ fn segments(
     }
     let normals = vertex_normals(&positions, &triangles);
     let count = positions.len();
-    Some(SkinnedMesh {
+    let mut mesh = SkinnedMesh {
         name: if figure.name.is_empty() {
             "segments".to_owned()
         } else {
@@ -516,5 +621,17 @@ fn segments(
         uvs: Vec::new(),
         material: None,
         rigid: true,
-    })
+        morph_targets: Vec::new(),
+        morph_weights: Vec::new(),
+    };
+    let mut sources = Vec::new();
+    for (ids, points, copies) in displaced {
+        for id in ids {
+            if let Some(d) = displacer::read(scene, *id, points, "segment coord points", notes) {
+                let place = |i: usize| copies.iter().map(|(base, l)| (base + i, *l)).collect();
+                sources.push(add_target(&mut mesh, &d, place));
+            }
+        }
+    }
+    Some((mesh, sources))
 }

@@ -14,6 +14,7 @@
 //! | `figure` | scene graph → humanoids: joint trees, segments, sites, name repairs |
 //! | `animation` | interpolators + ROUTEs + TimeSensors, and HAnimMotion → clips |
 //! | `mesh` | the skin and the segments' shapes → skinned meshes |
+//! | `displacer` | `HAnimDisplacer`/`Displacer` nodes → morph targets of those meshes |
 //! | `read` | humanoids → [`Asset`]: skeleton, clips, sockets, the humanoid map |
 //! | [`names`] | the HAnim 2.0 joint table, 1.x and draft names, LOA |
 //! | `plan` | [`Asset`] → what to write: joint names, centres, LOA, sites, interpolators |
@@ -65,6 +66,7 @@ pub mod sites;
 
 mod animation;
 mod classic;
+mod displacer;
 mod fields;
 mod figure;
 mod interface;

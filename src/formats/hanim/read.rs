@@ -150,7 +150,31 @@ pub(crate) fn to_asset(
             frame.joint = remap(frame.joint);
         }
     }
-    let clips = animation::clips(scene, &by_node, &figure_frames, &mut notes)
+    // Meshes first: the displacers that became morph targets are what weight tracks animate.
+    let mut meshes = Vec::new();
+    let mut morphs = HashMap::new();
+    for (figure, frames) in &figure_frames {
+        let (found, sources) = mesh::meshes(scene, figure, frames, &skeleton, &mut notes);
+        for source in sources {
+            let Ok(mesh) = u16::try_from(meshes.len() + source.mesh) else {
+                continue;
+            };
+            morphs.insert(
+                source.displacer,
+                animation::MorphSlot {
+                    mesh,
+                    target: source.target,
+                },
+            );
+        }
+        meshes.extend(found);
+    }
+    let defaults: Vec<Vec<f32>> = meshes.iter().map(|m| m.morph_weights.clone()).collect();
+    let morphs = animation::Morphs {
+        slots: morphs,
+        defaults,
+    };
+    let clips = animation::clips(scene, &by_node, &morphs, &figure_frames, &mut notes)
         .map_err(|e| invalid(e.at, e.message))?;
 
     let format = match scene.syntax {
@@ -166,16 +190,12 @@ pub(crate) fn to_asset(
     }
     let mut asset = Asset::new(format, skeleton, source_indices);
     asset.clips = clips;
-    let mut extras = HanimExtras::default();
+    let mut extras = HanimExtras {
+        meshes,
+        ..HanimExtras::default()
+    };
     for (figure, frames) in &figure_frames {
         extras.sockets.extend(sockets(figure, frames));
-        extras.meshes.extend(mesh::meshes(
-            scene,
-            figure,
-            frames,
-            &asset.skeleton,
-            &mut notes,
-        ));
         skin_joints(scene, figure, frames, &mut asset);
         extras.humanoids.push(info(figure, frames));
     }

@@ -307,7 +307,7 @@ pub fn build(
     let mut built = build::build(&Scene {
         skeleton: &asset.skeleton,
         humanoids: &[],
-        mesh: None,
+        meshes: &[],
         clips: &clips,
         generator,
         skin_without_mesh: false,

@@ -400,7 +400,13 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
             let sockets =
                 crate::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
             let meshes = if target.is_hanim() {
-                gltf::meshes::rest_meshes(&document, &read.asset, &mut read.diagnostics)?
+                let meshes = gltf::meshes::rest_meshes_with_nodes(
+                    &document,
+                    &read.asset,
+                    &mut read.diagnostics,
+                )?;
+                morph_weight_tracks(&mut read.asset, &meshes);
+                meshes.into_iter().map(|(mesh, _)| mesh).collect()
             } else {
                 Vec::new()
             };
@@ -421,6 +427,46 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
         meshes,
         diagnostics: read.diagnostics,
     })
+}
+
+/// Turns the `weights` tracks on a glTF node that draws meshes into weight tracks on those
+/// meshes ([`TrackTarget::Mesh`](crate::model::clip::TrackTarget::Mesh), one per mesh drawn
+/// with as many morph targets), so a writer of another format finds the mesh they animate.
+fn morph_weight_tracks(
+    asset: &mut crate::Asset,
+    meshes: &[(crate::model::mesh::SkinnedMesh, usize)],
+) {
+    use crate::model::clip::{Clip, Property, TrackTarget};
+    let source: Vec<usize> = asset
+        .skeleton
+        .joints()
+        .map(|j| asset.source_index(j))
+        .collect();
+    for clip in &mut asset.clips {
+        let mut rewritten = Clip::new(clip.name.clone());
+        for track in clip.tracks() {
+            let (TrackTarget::Joint(joint), Property::Weights(n)) =
+                (track.target(), track.property())
+            else {
+                rewritten.add_track(track.clone());
+                continue;
+            };
+            let node = source.get(joint.index()).copied();
+            let drawn: Vec<u16> = meshes
+                .iter()
+                .enumerate()
+                .filter(|(_, (mesh, at))| Some(*at) == node && mesh.morph_targets.len() == n)
+                .filter_map(|(i, _)| u16::try_from(i).ok())
+                .collect();
+            if drawn.is_empty() {
+                rewritten.add_track(track.clone());
+            }
+            for mesh in drawn {
+                rewritten.add_track(track.with_target(TrackTarget::Mesh(mesh)));
+            }
+        }
+        *clip = rewritten;
+    }
 }
 
 /// A GLB built from the model: its skeleton, humanoids, every mesh (with its morph targets)

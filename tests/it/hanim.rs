@@ -654,3 +654,279 @@ fn h_anim_displacers_become_morph_targets_and_weight_channels() {
         }
     }
 }
+
+/// A GLB's morph targets at the rest, as this test computes them with the `gltf` crate: per
+/// target (mesh name, target name, default weight), every vertex it moves as (rest position,
+/// delta carried to the rest): `M_v · p` and `linear(M_v) · δ`, with `M_v` the vertex's blended
+/// skinning matrix (`Σ w · W_j · IBM_j`) or its node's world matrix.
+#[cfg(feature = "corpus")]
+type RestTarget = (String, f32, Vec<(glam::DVec3, glam::DVec3)>);
+
+#[cfg(feature = "corpus")]
+fn rest_targets(path: &std::path::Path) -> Vec<RestTarget> {
+    use glam::{DMat3, DMat4, DVec3};
+    let gltf = gltf::Gltf::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let buffers = [gltf.blob.clone().expect("a GLB")];
+    let document = gltf.document;
+    let mut worlds = vec![DMat4::IDENTITY; document.nodes().len()];
+    fn visit(node: gltf::Node, parent: DMat4, worlds: &mut [DMat4]) {
+        let local = DMat4::from_cols_array_2d(&node.transform().matrix().map(|c| c.map(f64::from)));
+        worlds[node.index()] = parent * local;
+        for child in node.children() {
+            visit(child, parent * local, worlds);
+        }
+    }
+    for scene in document.scenes() {
+        for node in scene.nodes() {
+            visit(node, DMat4::IDENTITY, &mut worlds);
+        }
+    }
+    let mut out = Vec::new();
+    for node in document.nodes() {
+        let Some(mesh) = node.mesh() else { continue };
+        let names: Vec<String> = mesh
+            .extras()
+            .as_ref()
+            .and_then(|e| serde_json::from_str::<serde_json::Value>(e.get()).ok())
+            .and_then(|e| e["targetNames"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .map(|n| n.as_str().unwrap_or("").to_owned())
+            .collect();
+        let defaults = node.weights().or(mesh.weights()).unwrap_or(&[]).to_vec();
+        let skin_matrices: Option<Vec<DMat4>> = node.skin().map(|skin| {
+            let ibms: Vec<DMat4> = skin
+                .reader(|b| Some(&buffers[b.index()]))
+                .read_inverse_bind_matrices()
+                .unwrap()
+                .map(|m| DMat4::from_cols_array_2d(&m.map(|c| c.map(f64::from))))
+                .collect();
+            skin.joints()
+                .zip(ibms)
+                .map(|(j, ibm)| worlds[j.index()] * ibm)
+                .collect()
+        });
+        for primitive in mesh.primitives() {
+            let reader = primitive.reader(|b| Some(&buffers[b.index()]));
+            let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+            let matrices: Vec<DMat4> = match &skin_matrices {
+                Some(joints) => {
+                    let js: Vec<[u16; 4]> = reader.read_joints(0).unwrap().into_u16().collect();
+                    let ws: Vec<[f32; 4]> = reader.read_weights(0).unwrap().into_f32().collect();
+                    js.iter()
+                        .zip(&ws)
+                        .map(|(j, w)| {
+                            let sum: f64 = w.iter().map(|x| f64::from(*x)).sum();
+                            (0..4).fold(DMat4::ZERO, |m, k| {
+                                m + joints[usize::from(j[k])] * (f64::from(w[k]) / sum)
+                            })
+                        })
+                        .collect()
+                }
+                None => vec![worlds[node.index()]; positions.len()],
+            };
+            for (t, (deltas, _, _)) in reader.read_morph_targets().enumerate() {
+                let mut moved = Vec::new();
+                for (v, d) in deltas.unwrap().enumerate() {
+                    let d = DVec3::from_array(d.map(f64::from));
+                    if d == DVec3::ZERO {
+                        continue;
+                    }
+                    let m = matrices[v];
+                    let p = DVec3::from_array(positions[v].map(f64::from));
+                    moved.push((m.transform_point3(p), DMat3::from_mat4(m) * d));
+                }
+                moved.sort_by(|a, b| {
+                    a.0.to_array()
+                        .partial_cmp(&b.0.to_array())
+                        .unwrap()
+                        .then(a.1.to_array().partial_cmp(&b.1.to_array()).unwrap())
+                });
+                let name = names.get(t).cloned().unwrap_or_default();
+                out.push((name, defaults.get(t).copied().unwrap_or(0.0), moved));
+            }
+        }
+    }
+    out
+}
+
+/// glTF → H-Anim (X3D XML, ClassicVRML, VRML97) → glTF keeps every morph target: RobotExpressive
+/// (its Head node's three primitives with Angry/Surprised/Sad each; default weights set here to
+/// 0.25/0.5/0.75) comes back with a target of that name (the mesh name prefixed where names
+/// repeat) moving the same vertices (rest positions within 1e-5 m) by the same deltas (1e-6 m),
+/// with the same default weight; each `weights` channel's keys come back with the same times
+/// and values; the written files load in X_ITE (as many skin points as the GLB has vertices in
+/// skin meshes) and Castle (the X3D encodings keep the nine HAnimDisplacers); the GLB passes
+/// the Khronos validator. Expected values are computed from the source file with the `gltf`
+/// crate (`rest_targets`).
+#[cfg(feature = "corpus")]
+#[test]
+fn gltf_morph_targets_survive_the_h_anim_round_trip() {
+    use crate::util::{glb, glb_parts, khronos_validate, shared};
+    let dir = temp_dir();
+    let (mut json, bin) = glb_parts(&shared().join("corpus/gltf/RobotExpressive.glb"));
+    let head = json["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|m| m["name"] == "Head")
+        .unwrap();
+    json["meshes"][head]["weights"] = serde_json::json!([0.25, 0.5, 0.75]);
+    let source = dir.path().join("robot.glb");
+    std::fs::write(&source, glb(&json, &bin)).unwrap();
+    let expected = rest_targets(&source);
+    assert_eq!(expected.len(), 9);
+    // The source's weights channels: animation name → (times, values).
+    let source_channels = weight_channels(&source);
+    assert!(!source_channels.is_empty());
+    for ext in ["x3d", "x3dv", "wrl"] {
+        let hanim = dir.path().join(format!("robot.{ext}"));
+        humanoid_ok(&["convert", s(&source), s(&hanim)]);
+        let back = dir.path().join(format!("robot_{ext}.glb"));
+        humanoid_ok(&["convert", s(&hanim), s(&back)]);
+        let (errors, _, messages) = khronos_validate(&back);
+        assert_eq!(errors, 0, "{ext}: {messages:#?}");
+        let got = rest_targets(&back);
+        assert_eq!(got.len(), expected.len(), "{ext}");
+        let mut worst = 0.0f64;
+        let mut matched = Vec::new();
+        for (name, weight, moved) in &expected {
+            // (Targets that move nothing, or the same vertices alike, are interchangeable:
+            // the first one not matched yet is taken.)
+            let found = got.iter().enumerate().position(|(i, (n, w, m))| {
+                !matched.contains(&i)
+                    && (n == name || n.ends_with(&format!("_{name}")))
+                    && (w - weight).abs() < 1e-6
+                    && m.len() == moved.len()
+                    && m.iter()
+                        .zip(moved)
+                        .all(|(a, b)| a.0.abs_diff_eq(b.0, 1e-5) && a.1.abs_diff_eq(b.1, 1e-6))
+            });
+            let Some(found) = found else {
+                panic!(
+                    "{ext}: no target like {name:?} (weight {weight}, {} vertices)",
+                    moved.len()
+                );
+            };
+            matched.push(found);
+            for (a, b) in got[found].2.iter().zip(moved) {
+                worst = worst.max((a.1 - b.1).length());
+            }
+        }
+        eprintln!("robot.{ext}: 9 targets kept, max |Δdelta| {worst:.1e} m");
+        // Weight channels: the same times and, target by target, the same values.
+        let back_channels = weight_channels(&back);
+        for (animation, (times, values)) in &source_channels {
+            let (back_times, back_values) = back_channels
+                .iter()
+                .find(|(a, _)| a == animation)
+                .map(|(_, c)| c)
+                .unwrap_or_else(|| panic!("{ext}: no weights channel in {animation:?}"));
+            assert_eq!(back_times.len(), times.len(), "{ext} {animation}");
+            for (a, b) in back_times.iter().zip(times) {
+                assert!((a - b).abs() < 1e-5, "{ext} {animation}: {a} vs {b}");
+            }
+            let n_source = values.len() / times.len();
+            let n_back = back_values.len() / back_times.len();
+            for (t, found) in matched.iter().enumerate().take(n_source) {
+                for k in 0..times.len() {
+                    let (a, b) = (back_values[k * n_back + found], values[k * n_source + t]);
+                    assert!((a - b).abs() < 1e-6, "{ext} {animation} target {t} key {k}");
+                }
+            }
+        }
+        peers_load(&hanim, &back, ext);
+    }
+}
+
+/// The `weights` channels of a GLB's animations: (animation name, (times, values)); the
+/// source's Head node has one per animation.
+#[cfg(feature = "corpus")]
+type WeightChannel = (String, (Vec<f32>, Vec<f32>));
+
+#[cfg(feature = "corpus")]
+fn weight_channels(path: &std::path::Path) -> Vec<WeightChannel> {
+    let gltf = gltf::Gltf::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let buffers = [gltf.blob.clone().unwrap()];
+    let mut out = Vec::new();
+    for animation in gltf.document.animations() {
+        for channel in animation.channels() {
+            if channel.target().property() != gltf::animation::Property::MorphTargetWeights {
+                continue;
+            }
+            assert_eq!(
+                channel.sampler().interpolation(),
+                gltf::animation::Interpolation::Linear
+            );
+            let reader = channel.reader(|b| Some(&buffers[b.index()]));
+            let times: Vec<f32> = reader.read_inputs().unwrap().collect();
+            let values: Vec<f32> = match reader.read_outputs().unwrap() {
+                gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().collect(),
+                _ => unreachable!(),
+            };
+            out.push((animation.name().unwrap_or("").to_owned(), (times, values)));
+        }
+    }
+    out
+}
+
+/// The written H-Anim file loads in X_ITE (its skin has as many points as the GLB read back
+/// has skin vertices) and Castle (the X3D encodings keep their nine HAnimDisplacers), when
+/// they are installed (HUMANOID_XITE, HUMANOID_TOVRMLX3D).
+#[cfg(feature = "corpus")]
+fn peers_load(hanim: &std::path::Path, back: &std::path::Path, ext: &str) {
+    match std::env::var_os("HUMANOID_XITE") {
+        None => eprintln!("note: HUMANOID_XITE is not set: X_ITE check skipped"),
+        Some(script) => {
+            let script = std::path::PathBuf::from(script);
+            let dir = script.parent().unwrap();
+            let output = std::process::Command::new("node")
+                .current_dir(dir)
+                .args(["-r", "./f16-polyfill.js"])
+                .arg(&script)
+                .arg(hanim)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&output.stdout);
+            assert!(output.status.success(), "X_ITE on robot.{ext}: {text}");
+            let points: usize = text
+                .split("skinCoordPoints=")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("X_ITE on robot.{ext}: {text}"));
+            let gltf = gltf::Gltf::from_slice(&std::fs::read(back).unwrap()).unwrap();
+            let skin_vertices: usize = gltf
+                .document
+                .meshes()
+                .filter(|m| m.name().is_some_and(|n| n.ends_with("_skin")))
+                .flat_map(|m| m.primitives().collect::<Vec<_>>())
+                .map(|p| p.get(&gltf::Semantic::Positions).unwrap().count())
+                .sum();
+            assert_eq!(points, skin_vertices, "X_ITE on robot.{ext}");
+        }
+    }
+    match std::env::var_os("HUMANOID_TOVRMLX3D") {
+        None => eprintln!("note: HUMANOID_TOVRMLX3D is not set: Castle check skipped"),
+        Some(tool) => {
+            let output = std::process::Command::new(tool)
+                .arg(hanim)
+                .arg("--encoding=xml")
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                output.status.success() && !stderr.contains("skip the rest"),
+                "Castle on robot.{ext}: {stderr}"
+            );
+            if ext != "wrl" {
+                let text = String::from_utf8_lossy(&output.stdout);
+                assert_eq!(
+                    text.matches("<HAnimDisplacer").count(),
+                    9,
+                    "Castle on robot.{ext}"
+                );
+            }
+        }
+    }
+}

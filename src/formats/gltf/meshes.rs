@@ -20,8 +20,12 @@
 //! draws unchanged at rest. Triangle strips and fans become triangle lists; a mirroring
 //! node matrix flips the winding back. The base colour, its texture (image bytes from a
 //! buffer view, a `data:` URI or a file beside the input) and `TEXCOORD_n` it reads are kept;
-//! what has no place (morph targets, vertex colours, other UV sets, texture transforms, other
-//! material channels, points and lines) is dropped and reported.
+//! so are morph targets: their position (and normal) deltas carried to the rest like the
+//! vertices (by the linear part of each vertex's blended matrix, or the node's world matrix;
+//! normal deltas by the normal matrix), named from `extras.targetNames`, with the node's
+//! `weights` (else the mesh's, else 0) as default weights. What has no place (vertex colours,
+//! other UV sets, texture transforms, other material channels, tangent deltas, points and
+//! lines) is dropped and reported.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -36,7 +40,7 @@ use super::rest::scene::{influences_of, Scene};
 use super::uri::{self, Uri};
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error, Location};
-use crate::model::mesh::{Image, Material, SkinnedMesh};
+use crate::model::mesh::{Image, Material, MorphTarget, SkinnedMesh};
 use crate::model::skeleton::JointId;
 use crate::pose::bake::{blend, normal_matrix};
 
@@ -78,6 +82,20 @@ pub fn rest_meshes(
     asset: &Asset,
     diagnostics: &mut Diagnostics,
 ) -> Result<Vec<SkinnedMesh>, Error> {
+    rest_meshes_with_nodes(document, asset, diagnostics)
+        .map(|meshes| meshes.into_iter().map(|(mesh, _)| mesh).collect())
+}
+
+/// As [`rest_meshes`], each mesh with the index of the node that draws it (the node a
+/// `weights` animation channel targets).
+///
+/// # Errors
+/// As [`rest_meshes`].
+pub fn rest_meshes_with_nodes(
+    document: &Document,
+    asset: &Asset,
+    diagnostics: &mut Diagnostics,
+) -> Result<Vec<(SkinnedMesh, usize)>, Error> {
     let scene = Scene::read(document, false)?;
     let worlds = scene.rest_worlds(None);
     let mut joint_of: HashMap<usize, JointId> = HashMap::new();
@@ -157,9 +175,31 @@ pub fn rest_meshes(
                     *dropped.attributes.entry(semantic.to_owned()).or_default() += 1;
                 }
             }
-            if !primitive.targets.is_empty() {
-                dropped.morph_targets += primitive.targets.len();
+            let mut targets: Vec<(Vec<DVec3>, Option<Vec<DVec3>>)> = Vec::new();
+            for target in &primitive.targets {
+                let read = |semantic: &str| -> Result<Option<Vec<DVec3>>, Error> {
+                    match target.get(semantic) {
+                        Some(a) => Ok(Some(vec3s(&accessor::read_f32(document, a)?))),
+                        None => Ok(None),
+                    }
+                };
+                let positions = read("POSITION")?.unwrap_or_else(|| vec![DVec3::ZERO; count]);
+                let normals = read("NORMAL")?;
+                if positions.len() != count || normals.as_ref().is_some_and(|n| n.len() != count) {
+                    return Err(invalid(format!(
+                        "a morph target's deltas are not one per vertex ({count})"
+                    )));
+                }
+                if target.get("TANGENT").is_some() {
+                    *dropped
+                        .attributes
+                        .entry("TANGENT (morph target)".to_owned())
+                        .or_default() += 1;
+                }
+                targets.push((positions, normals));
             }
+            // Per vertex, the linear maps that carry position and normal deltas to the rest.
+            let mut carriers: Vec<(glam::DMat3, glam::DMat3)> = Vec::new();
             let influences = match skin {
                 Some((s, data)) => {
                     influences_of(document, &primitive.attributes, count, data.joints.len(), s)?
@@ -209,6 +249,9 @@ pub fn rest_meshes(
                         built
                             .positions
                             .push(m.transform_point3(*point).as_vec3().to_array());
+                        if !targets.is_empty() {
+                            carriers.push(carriers_of(m));
+                        }
                         if let Some(normal) = normals_local.as_ref().and_then(|n| n.get(v)) {
                             built.normals.push(carry_normal(m, *normal));
                         }
@@ -253,6 +296,9 @@ pub fn rest_meshes(
                 }
                 None => {
                     let m = worlds.get(n).copied().unwrap_or(DMat4::IDENTITY);
+                    if !targets.is_empty() {
+                        carriers = vec![carriers_of(m); count];
+                    }
                     built.positions = local
                         .iter()
                         .map(|p| m.transform_point3(*p).as_vec3().to_array())
@@ -277,11 +323,52 @@ pub fn rest_meshes(
                 }
             }
             built.indices = triangles;
-            out.push(built);
+            let names = mesh
+                .other
+                .get("extras")
+                .and_then(|e| e.get("targetNames"))
+                .and_then(Value::as_array);
+            let defaults: Vec<f64> = if node.weights.is_empty() {
+                mesh.weights.iter().map(|w| w.get()).collect()
+            } else {
+                node.weights.iter().map(|w| w.get()).collect()
+            };
+            for (t, (positions, normals)) in targets.iter().enumerate() {
+                let carry = |deltas: &[DVec3], normal: bool| -> Vec<[f32; 3]> {
+                    deltas
+                        .iter()
+                        .zip(&carriers)
+                        .map(|(d, (p, nm))| {
+                            let m = if normal { nm } else { p };
+                            (*m * *d).as_vec3().to_array()
+                        })
+                        .collect()
+                };
+                built.morph_targets.push(MorphTarget {
+                    name: names
+                        .and_then(|n| n.get(t))
+                        .and_then(Value::as_str)
+                        .map_or_else(|| format!("target{t}"), str::to_owned),
+                    positions: carry(positions, false),
+                    normals: normals.as_ref().map_or_else(Vec::new, |n| carry(n, true)),
+                });
+                built
+                    .morph_weights
+                    .push(defaults.get(t).copied().unwrap_or(0.0) as f32);
+            }
+            out.push((built, n));
         }
     }
     dropped.report(diagnostics);
     Ok(out)
+}
+
+/// The linear maps that carry a vertex's morph deltas with its matrix `m`: its linear part for
+/// positions, the normal matrix for normals.
+fn carriers_of(m: DMat4) -> (glam::DMat3, glam::DMat3) {
+    let linear = glam::DMat3::from_mat4(m);
+    let normal = normal_matrix(m).unwrap_or(linear);
+    (linear, normal)
 }
 
 /// What was dropped, counted for one report each.
@@ -289,7 +376,6 @@ pub fn rest_meshes(
 struct Dropped {
     primitives: usize,
     attributes: std::collections::BTreeMap<String, usize>,
-    morph_targets: usize,
     influences: usize,
     unweighted: usize,
     material_parts: std::collections::BTreeSet<String>,
@@ -317,16 +403,6 @@ impl Dropped {
                 "MESH_ATTRIBUTES_DROPPED",
                 "",
                 format!("vertex attributes not carried: {}", list.join(", ")),
-            );
-        }
-        if self.morph_targets > 0 {
-            diagnostics.warn(
-                "MESH_MORPH_TARGETS_DROPPED",
-                "",
-                format!(
-                    "{} morph target(s) not carried (the base shape is)",
-                    self.morph_targets
-                ),
             );
         }
         if self.influences > 0 {

@@ -22,7 +22,9 @@
 //!   named as the socket, at the socket's rest world transform (translation, rotation, scale).
 //!   A site always follows its joint fully: a socket with a `respect_parent_*` flag off, or
 //!   with no parent, is reported (`HANIM_SITE_FOLLOWS_JOINT`).
-//! - **Meshes** ([`WriteOptions::meshes`]): the skin and the segments (`plan_mesh`).
+//! - **Meshes** ([`WriteOptions::meshes`]): the skin and the segments, morph targets as
+//!   displacers (`plan_mesh`). A mesh weight track ([`TrackTarget::Mesh`]) becomes one
+//!   ScalarInterpolator per displacer of that mesh, ROUTEd to its `weight`.
 
 use std::collections::HashMap;
 
@@ -79,6 +81,8 @@ pub(crate) enum Target {
     Translation,
     /// PositionInterpolator → `scale`.
     Scale,
+    /// ScalarInterpolator → a displacer's `weight`.
+    Weight,
 }
 
 impl Target {
@@ -88,6 +92,16 @@ impl Target {
             Target::Rotation => "rotation",
             Target::Translation => "translation",
             Target::Scale => "scale",
+            Target::Weight => "weight",
+        }
+    }
+
+    /// Numbers per key value: 4 (axis-angle), 3 or 1.
+    pub fn components(self) -> usize {
+        match self {
+            Target::Rotation => 4,
+            Target::Translation | Target::Scale => 3,
+            Target::Weight => 1,
         }
     }
 
@@ -96,6 +110,7 @@ impl Target {
         match self {
             Target::Rotation => "OrientationInterpolator",
             Target::Translation | Target::Scale => "PositionInterpolator",
+            Target::Weight => "ScalarInterpolator",
         }
     }
 }
@@ -109,6 +124,8 @@ pub(crate) struct PlannedInterpolator {
     pub target: Target,
     /// The joint it sets.
     pub joint: usize,
+    /// The DEF of the node it sets when that is not the joint (a displacer).
+    pub node: Option<String>,
     /// Key fractions.
     pub keys: Vec<f32>,
     /// Key values: axis-angle (4) or vectors (3).
@@ -212,7 +229,6 @@ pub(crate) fn plan(
         &mut defs,
         diagnostics,
     );
-    let clips = clips(asset, options, &index_of, &mut defs, diagnostics)?;
     let joint_names: Vec<String> = joints.iter().map(|j| j.name.clone()).collect();
     let meshes = plan_meshes(
         asset,
@@ -222,6 +238,7 @@ pub(crate) fn plan(
         &mut |wanted| defs.unique(wanted),
         diagnostics,
     );
+    let clips = clips(asset, options, &index_of, &meshes, &mut defs, diagnostics)?;
     let name = options
         .name
         .clone()
@@ -486,9 +503,14 @@ fn clips(
     asset: &Asset,
     options: &WriteOptions,
     index_of: &HashMap<JointId, usize>,
+    meshes: &PlannedMeshes,
     defs: &mut Names,
     diagnostics: &mut Diagnostics,
 ) -> Result<Vec<PlannedClip>, Error> {
+    let displacers = meshes
+        .skin
+        .as_ref()
+        .map_or(&[][..], |s| s.displacers.as_slice());
     let skeleton = &asset.skeleton;
     let mut out = Vec::new();
     for (clip_index, clip) in asset.clips.iter().enumerate() {
@@ -504,6 +526,40 @@ fn clips(
         let mut interpolators = Vec::new();
         let mut dropped = 0usize;
         for track in clip.tracks() {
+            if let TrackTarget::Mesh(mesh) = track.target() {
+                // One ScalarInterpolator per displacer of that mesh.
+                let (times, weights) = keyframes(track, options.fps, diagnostics, &name);
+                let n = track.components();
+                let keys: Vec<f32> = times
+                    .iter()
+                    .map(|t| {
+                        ((f64::from(*t) - f64::from(start.min(0.0))) / f64::from(cycle)) as f32
+                    })
+                    .collect();
+                let mut found = false;
+                for d in displacers
+                    .iter()
+                    .filter(|d| d.source.0 == usize::from(mesh))
+                {
+                    found = true;
+                    let values = weights
+                        .chunks_exact(n.max(1))
+                        .map(|w| w.get(d.source.1).copied().unwrap_or(0.0))
+                        .collect();
+                    interpolators.push(PlannedInterpolator {
+                        def: defs.unique(&format!("{def}_{}_weight", identifier(&d.name))),
+                        target: Target::Weight,
+                        joint: d.joint,
+                        node: Some(d.def.clone()),
+                        keys: keys.clone(),
+                        values,
+                    });
+                }
+                if !found {
+                    dropped += 1;
+                }
+                continue;
+            }
             let TrackTarget::Joint(joint) = track.target() else {
                 dropped += 1;
                 continue;
@@ -557,6 +613,7 @@ fn clips(
                         values.extend_from_slice(s);
                     }
                 }
+                Target::Weight => {}
             }
             let keys = times
                 .iter()
@@ -567,6 +624,7 @@ fn clips(
                 def: defs.unique(&format!("{def}_{joint_name}_{}", target.field())),
                 target,
                 joint: index,
+                node: None,
                 keys,
                 values,
             });

@@ -28,12 +28,22 @@
 //!   holding the image's bytes (both X_ITE and Castle read them; the file stays one file), with
 //!   the texture coordinates flipped to X3D's bottom-left origin (`t = 1 − v`).
 //! - Rigid meshes on no written joint are written beside the humanoid as plain Shapes.
+//! - **Morph targets → displacers.** Each morph target of a skin mesh becomes an
+//!   `HAnimDisplacer` (1.1: a `Displacer` PROTO instance) on the planned joint its moved vertices
+//!   are most weighted to (weight × delta length summed): X_ITE turns a displacement by its
+//!   joint's skinning rotation, so a face target follows the head. `coordIndex` lists the
+//!   vertices the target moves (delta not zero) as `skinCoord` indices; `displacements` are the
+//!   deltas carried to the rest like the vertices (the linear part of each vertex's blended
+//!   matrix), in humanoid space, which is the skin coordinates' space (BASIC); `weight` is the
+//!   mesh's default weight; `name` the target's (prefixed with the mesh name when two targets
+//!   share it). A rigid mesh with morph targets is written as skin (every vertex weighted 1 to
+//!   its joint), since a segment's displacers act on one `coord` only.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use glam::{DMat4, DVec3};
+use glam::{DMat3, DMat4, DVec3};
 
 use super::names;
 use super::plan::identifier;
@@ -91,6 +101,27 @@ pub(crate) struct PlannedSkin {
     pub shapes: Vec<PlannedShape>,
     /// Per planned joint: `(vertex, weight)`, vertices increasing.
     pub weights: Vec<Vec<(u32, f32)>>,
+    /// The morph targets of the skin meshes.
+    pub displacers: Vec<PlannedDisplacer>,
+}
+
+/// One displacer: a morph target of a skin mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PlannedDisplacer {
+    /// `name`.
+    pub name: String,
+    /// DEF name.
+    pub def: String,
+    /// The joint it sits on (index into the plan's joints).
+    pub joint: usize,
+    /// `coordIndex`: skin vertices it moves.
+    pub indices: Vec<u32>,
+    /// `displacements`, 3 per index, humanoid space.
+    pub displacements: Vec<f32>,
+    /// `weight`.
+    pub weight: f32,
+    /// The mesh (index into the meshes planned) and its target.
+    pub source: (usize, usize),
 }
 
 /// One segment: rigid meshes following one joint.
@@ -143,7 +174,8 @@ pub(crate) fn plan_meshes(
     let mut by_joint: Vec<Vec<(PlannedPoints, PlannedShape)>> = vec![Vec::new(); joint_names.len()];
     let mut loose: Vec<(PlannedPoints, PlannedShape)> = Vec::new();
     let mut skipped = 0usize;
-    for mesh in meshes {
+    let mut displacers: Vec<PlannedDisplacer> = Vec::new();
+    for (mesh_index, mesh) in meshes.iter().enumerate() {
         let Some(placed) = place(asset, mesh) else {
             skipped += 1;
             continue;
@@ -184,6 +216,7 @@ pub(crate) fn plan_meshes(
             })
             .collect();
         let rigid = mesh.rigid
+            && mesh.morph_targets.is_empty()
             && single.iter().all(Option::is_some)
             && mesh.indices.chunks_exact(3).all(|t| {
                 let j = |i: u32| single.get(i as usize).copied().flatten();
@@ -269,6 +302,57 @@ pub(crate) fn plan_meshes(
             triangles: mesh.indices.iter().map(|i| i + base).collect(),
             material,
         });
+        for (t, target) in mesh.morph_targets.iter().enumerate() {
+            let mut indices = Vec::new();
+            let mut displacements = Vec::new();
+            let mut pull: Vec<f64> = vec![0.0; joint_names.len()];
+            for (v, delta) in target.positions.iter().enumerate().take(count) {
+                let delta = DVec3::from_array(delta.map(f64::from));
+                if delta == DVec3::ZERO {
+                    continue;
+                }
+                let carried = placed.linear.get(v).map_or(delta, |l| *l * delta);
+                indices.push(base.saturating_add(u32::try_from(v).unwrap_or(u32::MAX)));
+                displacements.extend(carried.as_vec3().to_array());
+                for (joint, w) in influences.get(v).map_or(&[][..], Vec::as_slice) {
+                    if let Some(p) = pull.get_mut(joint.unwrap_or(root)) {
+                        *p += f64::from(*w) * carried.length();
+                    }
+                }
+            }
+            // (A target that moves nothing sits on the root.)
+            let joint = pull
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| **p > 0.0)
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .map_or(root, |(j, _)| j);
+            displacers.push(PlannedDisplacer {
+                name: target.name.clone(),
+                def: String::new(),
+                joint,
+                indices,
+                displacements,
+                weight: mesh.morph_weights.get(t).copied().unwrap_or(0.0),
+                source: (mesh_index, t),
+            });
+        }
+    }
+    // Names: the target's, or `mesh_target` when another target has it too; DEFs from them.
+    let shared: Vec<bool> = displacers
+        .iter()
+        .map(|d| displacers.iter().filter(|o| o.name == d.name).count() > 1)
+        .collect();
+    for (d, shared) in displacers.iter_mut().zip(shared) {
+        if shared || d.name.is_empty() {
+            let mesh = meshes.get(d.source.0).map_or("mesh", |m| m.name.as_str());
+            d.name = if d.name.is_empty() {
+                format!("{mesh}_target{}", d.source.1)
+            } else {
+                format!("{mesh}_{}", d.name)
+            };
+        }
+        d.def = def_of(&format!("hanim_{}", identifier(&d.name)));
     }
     if skipped > 0 {
         diagnostics.warn(
@@ -290,6 +374,7 @@ pub(crate) fn plan_meshes(
         points: skin_points,
         shapes: skin_shapes,
         weights: skin_weights,
+        displacers,
     });
     let mut segments = Vec::new();
     for (joint, shapes) in by_joint.into_iter().enumerate() {
@@ -326,11 +411,14 @@ pub(crate) fn plan_meshes(
     PlannedMeshes { skin, segments }
 }
 
-/// A mesh's vertices at the rest pose (humanoid space), normals carried the same way.
+/// A mesh's vertices at the rest pose (humanoid space), normals carried the same way; for a
+/// mesh with morph targets, the linear part of each vertex's blended matrix (which carries its
+/// deltas).
 struct Placed<'m> {
     positions: Vec<DVec3>,
     normals: Vec<DVec3>,
     uvs: &'m [[f32; 2]],
+    linear: Vec<DMat3>,
 }
 
 impl Placed<'_> {
@@ -382,6 +470,7 @@ fn place<'m>(asset: &Asset, mesh: &'m SkinnedMesh) -> Option<Placed<'m>> {
         .collect();
     let mut positions = Vec::with_capacity(count);
     let mut normals = Vec::with_capacity(mesh.normals.len());
+    let mut linear = Vec::new();
     for (v, (js, ws)) in mesh.joints.iter().zip(&mesh.weights).enumerate() {
         let influences: Vec<(usize, f64)> = js
             .iter()
@@ -394,6 +483,9 @@ fn place<'m>(asset: &Asset, mesh: &'m SkinnedMesh) -> Option<Placed<'m>> {
             .unwrap_or(DMat4::IDENTITY);
         let p = mesh.positions.get(v).copied().unwrap_or_default();
         positions.push(m.transform_point3(DVec3::from_array(p.map(f64::from))));
+        if !mesh.morph_targets.is_empty() {
+            linear.push(DMat3::from_mat4(m));
+        }
         if let Some(n) = mesh.normals.get(v) {
             let n = DVec3::from_array(n.map(f64::from));
             let carried = normal_matrix(m).map_or(n, |nm| nm * n);
@@ -404,6 +496,7 @@ fn place<'m>(asset: &Asset, mesh: &'m SkinnedMesh) -> Option<Placed<'m>> {
         positions,
         normals,
         uvs: &mesh.uvs,
+        linear,
     })
 }
 
@@ -451,6 +544,15 @@ pub(crate) fn segments_by_joint(
         }
     }
     out
+}
+
+/// The displacers on joint `joint`.
+pub(crate) fn displacers_of(meshes: &PlannedMeshes, joint: usize) -> Vec<&PlannedDisplacer> {
+    meshes
+        .skin
+        .as_ref()
+        .map(|s| s.displacers.iter().filter(|d| d.joint == joint).collect())
+        .unwrap_or_default()
 }
 
 /// Joint `joint`'s skin influences, when it has any.

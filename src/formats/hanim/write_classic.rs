@@ -3,7 +3,7 @@
 //! files, `humanoidBody`, 1.x names). The same content as the XML writer: joint tree, `joints`
 //! and `sites` USE lists, a TimeSensor per clip with its interpolators and ROUTEs.
 
-use super::plan::{has_children, indent, number, numbers, tuples, walk, Plan, PlannedSite, Target};
+use super::plan::{has_children, indent, number, numbers, tuples, walk, Plan, PlannedSite};
 use super::plan_mesh;
 use super::write_node::{self, skin_coordinates, skin_shapes, Printer, Syntax};
 
@@ -20,6 +20,7 @@ pub(crate) enum Flavour {
 const PROTOS_1_1: &str = r#"PROTO Joint [
   exposedField SFVec3f center 0 0 0
   exposedField MFNode children []
+  exposedField MFNode displacers []
   exposedField MFFloat llimit []
   exposedField SFRotation limitOrientation 0 0 1 0
   exposedField SFString name ""
@@ -41,6 +42,16 @@ const PROTOS_1_1: &str = r#"PROTO Joint [
     scaleOrientation IS scaleOrientation
     translation IS translation
   }
+}
+
+PROTO Displacer [
+  exposedField MFInt32 coordIndex []
+  exposedField MFVec3f displacements []
+  exposedField SFString name ""
+  exposedField SFFloat weight 0
+]
+{
+  Group { }
 }
 
 PROTO Segment [
@@ -229,6 +240,7 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
             continue;
         };
         let segments = segments_of.get(index).map_or(&[][..], Vec::as_slice);
+        let displacers = plan_mesh::displacers_of(&plan.meshes, index);
         let open = children.get(index) == Some(&true) || !sites.is_empty() || !segments.is_empty();
         let level = 2 + 2 * depth;
         if entering {
@@ -255,6 +267,16 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
                 out.push_str("skinCoordWeight [ ");
                 plan_mesh::write_weights(&mut out, weights);
                 out.push_str(" ]\n");
+            }
+            if !displacers.is_empty() {
+                indent(&mut out, level + 1);
+                out.push_str("displacers [\n");
+                for d in displacers {
+                    let node = write_node::displacer(syntax, d);
+                    printer.print(&mut out, syntax, &node, level + 2);
+                }
+                indent(&mut out, level + 1);
+                out.push_str("]\n");
             }
             if open {
                 indent(&mut out, level + 1);
@@ -333,11 +355,7 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
         }
         out.push_str(" }\n");
         for interpolator in &clip.interpolators {
-            let components = if interpolator.target == Target::Rotation {
-                4
-            } else {
-                3
-            };
+            let components = interpolator.target.components();
             out.push_str("DEF ");
             out.push_str(&interpolator.def);
             out.push(' ');
@@ -359,7 +377,7 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
             out.push_str(".set_fraction\nROUTE ");
             out.push_str(&interpolator.def);
             out.push_str(".value_changed TO ");
-            out.push_str(&joint.def);
+            out.push_str(interpolator.node.as_deref().unwrap_or(&joint.def));
             out.push_str(".set_");
             out.push_str(interpolator.target.field());
             out.push('\n');

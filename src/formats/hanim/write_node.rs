@@ -6,7 +6,9 @@
 use std::collections::HashSet;
 
 use super::plan::{indent, numbers, tuples};
-use super::plan_mesh::{PlannedMaterial, PlannedPoints, PlannedSegment, PlannedShape, PlannedSkin};
+use super::plan_mesh::{
+    PlannedDisplacer, PlannedMaterial, PlannedPoints, PlannedSegment, PlannedShape, PlannedSkin,
+};
 
 /// A field value.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +77,14 @@ impl Node {
 fn is_multiple(field: &str) -> bool {
     matches!(
         field,
-        "children" | "skin" | "joints" | "segments" | "sites" | "skeleton" | "humanoidBody"
+        "children"
+            | "skin"
+            | "joints"
+            | "segments"
+            | "sites"
+            | "skeleton"
+            | "humanoidBody"
+            | "displacers"
     )
 }
 
@@ -216,6 +225,27 @@ pub(crate) fn skin_shapes(syntax: Syntax, skin: &PlannedSkin) -> Vec<Node> {
             shape(syntax, "skin", planned, coord, normal, texcoord)
         })
         .collect()
+}
+
+/// A displacer (HAnimDisplacer, or the Displacer PROTO in VRML97) in a joint's `displacers`.
+pub(crate) fn displacer(syntax: Syntax, planned: &PlannedDisplacer) -> Node {
+    let type_name = if syntax == Syntax::Vrml97 {
+        "Displacer"
+    } else {
+        "HAnimDisplacer"
+    };
+    Node::new(type_name, "displacers")
+        .def(&planned.def)
+        .field("name", Value::String(planned.name.clone()))
+        .field(
+            "coordIndex",
+            Value::Ints(planned.indices.iter().map(|i| i64::from(*i)).collect()),
+        )
+        .field(
+            "displacements",
+            Value::Tuples(planned.displacements.clone(), 3),
+        )
+        .field("weight", Value::Numbers(vec![planned.weight]))
 }
 
 /// A segment (HAnimSegment, or Segment in VRML97) holding its shapes.

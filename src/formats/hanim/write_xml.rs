@@ -99,7 +99,11 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
             continue;
         };
         let segments = segments_of.get(index).map_or(&[][..], Vec::as_slice);
-        let open = children.get(index) == Some(&true) || !sites.is_empty() || !segments.is_empty();
+        let displacers = plan_mesh::displacers_of(&plan.meshes, index);
+        let open = children.get(index) == Some(&true)
+            || !sites.is_empty()
+            || !segments.is_empty()
+            || !displacers.is_empty();
         if entering {
             indent(&mut out, depth + 3);
             out.push_str("<HAnimJoint DEF='");
@@ -121,6 +125,10 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
             }
             if open {
                 out.push_str(">\n");
+                for d in displacers {
+                    let node = write_node::displacer(Syntax::Xml, d);
+                    printer.print(&mut out, Syntax::Xml, &node, depth + 4);
+                }
                 for s in sites {
                     site(&mut out, s, depth + 4);
                 }
@@ -179,11 +187,7 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
         }
         out.push_str("/>\n");
         for interpolator in &clip.interpolators {
-            let components = if interpolator.target == super::plan::Target::Rotation {
-                4
-            } else {
-                3
-            };
+            let components = interpolator.target.components();
             out.push_str("    <");
             out.push_str(interpolator.target.node_type());
             out.push_str(" DEF='");
@@ -205,7 +209,7 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
             out.push_str("' toField='set_fraction'/>\n    <ROUTE fromNode='");
             attr(&mut out, &interpolator.def);
             out.push_str("' fromField='value_changed' toNode='");
-            attr(&mut out, &joint.def);
+            attr(&mut out, interpolator.node.as_deref().unwrap_or(&joint.def));
             out.push_str("' toField='set_");
             out.push_str(interpolator.target.field());
             out.push_str("'/>\n");

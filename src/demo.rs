@@ -88,6 +88,7 @@ pub fn canonical_mannequin() -> Result<CanonicalMannequin, Error> {
         rigid: false,
         morph_targets: Vec::new(),
         morph_weights: Vec::new(),
+        ..SkinnedMesh::default()
     };
     let mut canonical_clips = Vec::new();
     for clip in clips {
@@ -169,4 +170,75 @@ pub fn write_demo(dir: &Path, force: bool) -> Result<Vec<PathBuf>, Error> {
     })?;
     gltf::build::write_glb(&built, &ext_path)?;
     Ok(vec![nodes_path, ext_path])
+}
+
+/// Renders each clip of the mannequin written by [`write_demo`] (`dir/mannequin.glb`) to
+/// `dir/preview/CLIP.gif` (256×256, three-quarter view, 15 frames per second) and returns the
+/// paths and what happened. Without a GPU adapter the skeleton is drawn on the CPU instead
+/// (reported), so the demo always succeeds.
+///
+/// # Errors
+/// A GIF exists and `force` is off; the mannequin cannot be read; writing fails.
+#[cfg(feature = "preview")]
+pub fn write_previews(dir: &Path, force: bool) -> Result<(Vec<PathBuf>, Diagnostics), Error> {
+    use crate::preview::{self, Backend, Layers, LoadOptions, Painter, Panel, View};
+
+    let model = dir.join("mannequin.glb");
+    let folder = dir.join("preview");
+    let mut diagnostics = Diagnostics::new();
+    let character = preview::Character::load(&model, &LoadOptions::default(), &mut diagnostics)?;
+    let outputs: Vec<(String, PathBuf)> = character
+        .asset
+        .clips
+        .iter()
+        .map(|c| (c.name.clone(), folder.join(format!("{}.gif", c.name))))
+        .collect();
+    for (_, path) in &outputs {
+        if path.exists() && !force {
+            return Err(Error::unsupported(format!(
+                "{}: the output exists; pass --force to replace it",
+                path.display()
+            )));
+        }
+    }
+    std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
+    let mut painter = match Painter::new(Backend::Auto, false) {
+        Ok(painter) => painter,
+        Err(e) => {
+            diagnostics.warn(
+                "PREVIEW_NO_GPU",
+                "",
+                format!("{e}: the previews show the skeleton only"),
+            );
+            Painter::Cpu
+        }
+    };
+    let mut written = Vec::new();
+    for (name, path) in outputs {
+        let load = LoadOptions {
+            anim: None,
+            clip: Some(name),
+        };
+        let character = preview::Character::load(&model, &load, &mut Diagnostics::new())?;
+        let duration = character.duration();
+        let count = (duration * 15.0).ceil().max(1.0) as u32;
+        let times: Vec<Option<f32>> = (0..count)
+            .map(|i| Some(duration * i as f32 / count as f32))
+            .collect();
+        let panel = Panel::new(character, View::ThreeQuarter, 256, 256, &times);
+        let uploaded = painter.upload(&panel, &mut diagnostics);
+        let frames = times
+            .iter()
+            .map(|&t| painter.paint(&panel, &uploaded, t, Layers::default()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let delay = (duration / count as f32 * 100.0).round().clamp(2.0, 6000.0) as u16;
+        let bytes = preview::image::encode_gif(&frames, delay)
+            .map_err(|e| Error::unsupported(format!("{}: encoding: {e}", path.display())))?;
+        crate::output::write_atomically(&path, &bytes)?;
+        written.push(path);
+    }
+    if let Some(adapter) = painter.adapter() {
+        diagnostics.info("PREVIEW_ADAPTER", "", format!("rendered on {adapter}"));
+    }
+    Ok((written, diagnostics))
 }

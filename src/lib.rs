@@ -30,6 +30,8 @@ pub mod mapping;
 pub mod model;
 pub mod output;
 pub mod pose;
+#[cfg(feature = "preview")]
+pub mod preview;
 pub mod retarget;
 pub mod sockets;
 

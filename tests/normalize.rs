@@ -484,7 +484,7 @@ fn hanging_arm() -> Vec<u8> {
     let mut views = Vec::new();
     let mut accessors = Vec::new();
     let mut push = |values: Vec<u8>, count: usize, kind: &str, component: u32, extra: Value| {
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": values.len()}));
@@ -586,11 +586,11 @@ fn hanging_arm() -> Vec<u8> {
 
 fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
     let mut json = serde_json::to_vec(json).unwrap();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let mut bin = bin.to_vec();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + json.len() + 8 + bin.len();

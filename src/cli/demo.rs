@@ -1,4 +1,5 @@
-//! `humanoid demo [-o DIR]`: writes the bundled mannequin.
+//! `humanoid demo [-o DIR]`: writes the bundled mannequin (and, with the `preview` feature,
+//! GIFs of its clips in `DIR/preview/`).
 
 use std::io::Write;
 use std::path::Path;
@@ -10,6 +11,14 @@ pub fn run(out: &mut impl Write, dir: &Path, force: bool) -> Result<ExitCode, Cl
     let written = humanoid::demo::write_demo(dir, force)?;
     for file in written {
         writeln!(out, "wrote {}", file.display())?;
+    }
+    #[cfg(feature = "preview")]
+    {
+        let (written, diagnostics) = humanoid::demo::write_previews(dir, force)?;
+        super::print_diagnostics(out, &diagnostics)?;
+        for file in written {
+            writeln!(out, "wrote {}", file.display())?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

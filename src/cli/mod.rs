@@ -7,6 +7,8 @@ mod inspect;
 mod map;
 mod mappings;
 mod pose;
+#[cfg(feature = "preview")]
+mod preview;
 mod retarget;
 mod sockets;
 mod validate;
@@ -192,6 +194,53 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Render a character (and its clip) headless to a PNG picture, a contact sheet or an
+    /// animated GIF; on a GPU (Vulkan, then GL) or, with --skeleton-only, the skeleton on the
+    /// CPU.
+    #[cfg(feature = "preview")]
+    Preview {
+        /// The character: any file the library reads.
+        file: PathBuf,
+        /// The picture: `.png` (one frame, or a sheet with --sheet) or `.gif` (animated).
+        #[arg(short, long, value_name = "OUT.png|OUT.gif")]
+        out: PathBuf,
+        /// Play this file's clip retargeted onto the character (a VRMA, another character, ...).
+        #[arg(long, value_name = "ANIM")]
+        anim: Option<PathBuf>,
+        /// The clip to play (default: the first).
+        #[arg(long, value_name = "NAME")]
+        clip: Option<String>,
+        /// A still picture's time in seconds (default: 0 with a clip, else the rest pose).
+        #[arg(long, value_name = "T")]
+        time: Option<f32>,
+        /// Where the camera looks from: front, side or three-quarter.
+        #[arg(long, value_name = "VIEW", default_value = "front")]
+        view: String,
+        /// Picture size (each panel's with --compare).
+        #[arg(long, value_name = "WxH", default_value = "512x512")]
+        size: String,
+        /// Frames of a GIF or sheet, spread over the clip (default: 15 per second; a sheet: 8).
+        #[arg(long, value_name = "N", conflicts_with = "fps")]
+        frames: Option<u32>,
+        /// Frames per second of clip, for a GIF or sheet.
+        #[arg(long, value_name = "F")]
+        fps: Option<f32>,
+        /// Write a contact sheet of frames into the PNG.
+        #[arg(long)]
+        sheet: bool,
+        /// Draw OTHER to the right, playing the same clip retargeted onto it.
+        #[arg(long, value_name = "OTHER")]
+        compare: Option<PathBuf>,
+        /// Graphics API: vulkan, gl or auto (WGPU_BACKEND, else Vulkan, else GL).
+        #[arg(long, value_name = "vulkan|gl|auto", default_value = "auto")]
+        backend: String,
+        /// Draw the skeleton on the CPU (no GPU needed; no meshes).
+        #[arg(long)]
+        skeleton_only: bool,
+        /// Print the adapter used.
+        #[arg(short, long)]
+        verbose: bool,
     },
     /// Find which joint of a rig is which canonical bone (the best table, or the skeleton's
     /// shape); exit 1 when the rig is not a humanoid.
@@ -490,6 +539,46 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             };
             let options = humanoid::sockets::SocketOptions { clip, time, mode };
             sockets::run(&mut out, &file, &options, json)
+        }
+        #[cfg(feature = "preview")]
+        Command::Preview {
+            file,
+            out: output,
+            anim,
+            clip,
+            time,
+            view,
+            size,
+            frames,
+            fps,
+            sheet,
+            compare,
+            backend,
+            skeleton_only,
+            verbose,
+        } => {
+            let usage = |message: String| CliError::from(humanoid::Error::unsupported(message));
+            let (width, height) = preview::parse_size(&size).map_err(usage)?;
+            let options = humanoid::preview::PreviewOptions {
+                anim,
+                clip,
+                time,
+                view: view.parse().map_err(|e| usage(format!("--view: {e}")))?,
+                width,
+                height,
+                frames: match (frames, fps) {
+                    (Some(n), _) => Some(humanoid::preview::Frames::Count(n)),
+                    (None, Some(f)) => Some(humanoid::preview::Frames::Fps(f)),
+                    (None, None) => None,
+                },
+                sheet,
+                compare,
+                backend: backend
+                    .parse()
+                    .map_err(|e| usage(format!("--backend: {e}")))?,
+                skeleton_only,
+            };
+            preview::run(&mut out, &file, &output, &options, verbose)
         }
         Command::Map {
             file,

@@ -1,5 +1,6 @@
 //! A skinned triangle mesh in the canonical model: what a format writer needs to emit a
-//! character's body (the mannequin, H-Anim skins) and what the preview draws.
+//! character's body (the mannequin, H-Anim skins) and what the preview draws, with the
+//! material it is drawn with.
 
 use glam::Mat4;
 
@@ -9,9 +10,11 @@ use crate::model::skeleton::JointId;
 /// skinning: `v' = Σ w_i · (world_i · inverse_bind_i) · v`.
 ///
 /// # Invariants
-/// All per-vertex arrays have the same length; `indices.len()` is a multiple of 3 and every index
-/// is below the vertex count; every row of `weights` sums to 1; `inverse_bind` has one matrix per
-/// entry of `joints_used`, and `joints` index into `joints_used`.
+/// All per-vertex arrays have the same length, except `uvs`, `joints_extra` and
+/// `weights_extra`, which are either empty or that length too; `indices.len()` is a multiple
+/// of 3 and every index is below the vertex count; every vertex's weights (`weights` and
+/// `weights_extra` together) sum to 1; `inverse_bind` has one matrix per entry of
+/// `joints_used`, and `joints` and `joints_extra` index into `joints_used`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SkinnedMesh {
     /// Name of the mesh.
@@ -22,7 +25,7 @@ pub struct SkinnedMesh {
     pub normals: Vec<[f32; 3]>,
     /// Up to four influences per vertex, as indices into `joints_used`.
     pub joints: Vec<[u16; 4]>,
-    /// The weights of those influences (each row sums to 1).
+    /// The weights of those influences.
     pub weights: Vec<[f32; 4]>,
     /// Triangle list, counter-clockwise front faces.
     pub indices: Vec<u32>,
@@ -46,6 +49,10 @@ pub struct SkinnedMesh {
     /// `weight`), one per target; empty when there are no targets. Animated weights are clip
     /// tracks on [`TrackTarget::Mesh`](crate::model::clip::TrackTarget::Mesh).
     pub morph_weights: Vec<f32>,
+    /// Four more influences per vertex (glTF `JOINTS_1`), or empty.
+    pub joints_extra: Vec<[u16; 4]>,
+    /// The weights of those (glTF `WEIGHTS_1`), or empty.
+    pub weights_extra: Vec<[f32; 4]>,
 }
 
 /// One morph target of a [`SkinnedMesh`]: dense per-vertex deltas in the mesh's bind space.
@@ -59,6 +66,18 @@ pub struct MorphTarget {
     pub normals: Vec<[f32; 3]>,
 }
 
+/// How a material treats the alpha of its base colour (glTF `alphaMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum AlphaMode {
+    /// Alpha is ignored.
+    #[default]
+    Opaque,
+    /// Fragments with alpha below the cutoff are discarded.
+    Mask(f32),
+    /// Alpha blends with what is behind.
+    Blend,
+}
+
 /// A surface's look, as far as the formats share it: the glTF metallic-roughness base colour.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
@@ -70,6 +89,8 @@ pub struct Material {
     pub base_color_texture: Option<Image>,
     /// Whether back faces are drawn.
     pub double_sided: bool,
+    /// How alpha is used (glTF `alphaMode`, `alphaCutoff`).
+    pub alpha_mode: AlphaMode,
 }
 
 impl Default for Material {
@@ -79,6 +100,7 @@ impl Default for Material {
             base_color: [1.0; 4],
             base_color_texture: None,
             double_sided: false,
+            alpha_mode: AlphaMode::Opaque,
         }
     }
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 /// A GLB file built by hand: header, JSON chunk padded with spaces, BIN chunk padded with zeros.
 pub fn glb(json: &str, bin: Option<&[u8]>) -> Vec<u8> {
     let mut json = json.as_bytes().to_vec();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let mut chunks = Vec::new();

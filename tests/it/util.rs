@@ -123,11 +123,11 @@ pub fn khronos_validate(file: &Path) -> (u64, u64, Vec<String>) {
 /// A GLB from a JSON value and a BIN chunk (written by hand here, independent of the library).
 pub fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
     let mut json = serde_json::to_vec(json).unwrap();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let mut bin = bin.to_vec();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + json.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };

@@ -74,7 +74,7 @@ impl Writer {
     }
 
     fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let mut view =
@@ -274,7 +274,7 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
             json!({ ext::NAME: ext::write_root(&defs) }),
         );
     }
-    while w.bin.len() % 4 != 0 {
+    while !w.bin.len().is_multiple_of(4) {
         w.bin.push(0);
     }
     Ok(Built {
@@ -504,7 +504,7 @@ pub fn append_clips(
             .iter()
             .any(|t| matches!(t.target(), TrackTarget::Bone(_)))
     });
-    while w.bin.len() % 4 != 0 {
+    while !w.bin.len().is_multiple_of(4) {
         w.bin.push(0);
     }
     document.push_buffer(w.bin)?;

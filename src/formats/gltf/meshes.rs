@@ -40,12 +40,12 @@ use super::rest::scene::{influences_of, Scene};
 use super::uri::{self, Uri};
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error, Location};
-use crate::model::mesh::{Image, Material, MorphTarget, SkinnedMesh};
+use crate::model::mesh::{AlphaMode, Image, Material, MorphTarget, SkinnedMesh};
 use crate::model::skeleton::JointId;
 use crate::pose::bake::{blend, normal_matrix};
 
 /// Vertex data compression this reader cannot decode.
-const COMPRESSION: [&str; 3] = [
+pub(super) const COMPRESSION: [&str; 3] = [
     "KHR_draco_mesh_compression",
     "EXT_meshopt_compression",
     "KHR_meshopt_compression",
@@ -373,16 +373,16 @@ fn carriers_of(m: DMat4) -> (glam::DMat3, glam::DMat3) {
 
 /// What was dropped, counted for one report each.
 #[derive(Default)]
-struct Dropped {
-    primitives: usize,
-    attributes: std::collections::BTreeMap<String, usize>,
-    influences: usize,
-    unweighted: usize,
-    material_parts: std::collections::BTreeSet<String>,
+pub(super) struct Dropped {
+    pub(super) primitives: usize,
+    pub(super) attributes: std::collections::BTreeMap<String, usize>,
+    pub(super) influences: usize,
+    pub(super) unweighted: usize,
+    pub(super) material_parts: std::collections::BTreeSet<String>,
 }
 
 impl Dropped {
-    fn report(self, diagnostics: &mut Diagnostics) {
+    pub(super) fn report(self, diagnostics: &mut Diagnostics) {
         if self.primitives > 0 {
             diagnostics.warn(
                 "MESH_PRIMITIVES_DROPPED",
@@ -458,7 +458,7 @@ fn carry_normal(m: DMat4, n: DVec3) -> [f32; 3] {
 }
 
 /// Triangles (a list) from indices drawn in `mode` (4 list, 5 strip, 6 fan).
-fn triangle_list(indices: &[u32], mode: u32) -> Vec<u32> {
+pub(super) fn triangle_list(indices: &[u32], mode: u32) -> Vec<u32> {
     match mode {
         5 => {
             let mut out = Vec::with_capacity(indices.len().saturating_sub(2) * 3);
@@ -488,8 +488,9 @@ fn triangle_list(indices: &[u32], mode: u32) -> Vec<u32> {
     }
 }
 
-/// Material `index` (its base colour, texture, sides) and the UV set its texture reads.
-fn material(
+/// Material `index` (its base colour, texture, sides, alpha mode) and the UV set its texture
+/// reads.
+pub(super) fn material(
     document: &Document,
     index: usize,
     images: &mut HashMap<usize, Option<Image>>,
@@ -582,6 +583,15 @@ fn material(
                 .get("doubleSided")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
+            alpha_mode: match json.get("alphaMode").and_then(Value::as_str) {
+                Some("MASK") => AlphaMode::Mask(
+                    json.get("alphaCutoff")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.5) as f32,
+                ),
+                Some("BLEND") => AlphaMode::Blend,
+                _ => AlphaMode::Opaque,
+            },
         },
         set,
     )

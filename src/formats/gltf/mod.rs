@@ -17,6 +17,8 @@
 //! - [`humanoid`]: a document read into an [`Asset`](crate::Asset) (joints, bone maps, clips);
 //! - [`build`]: a new document built from the canonical model (the mannequin, later writers);
 //! - [`meshes`]: the document's meshes in the canonical model, at the rest pose.
+//! - [`bind_meshes`]: the meshes as the file binds them (its positions, inverse bind matrices
+//!   and up to eight influences): what the preview draws.
 //!
 //! ```no_run
 //! use humanoid::formats::gltf::{accessor, json::Index, Document};
@@ -28,6 +30,7 @@
 //! ```
 
 pub mod accessor;
+pub mod bind_meshes;
 pub mod build;
 pub mod document;
 pub mod ext_skeleton_humanoid;

@@ -329,7 +329,7 @@ impl Checker<'_> {
             ),
         }
         let align = component.size();
-        if offset % align != 0 || view.byte_offset.unwrap_or(0) % align != 0 {
+        if !offset.is_multiple_of(align) || view.byte_offset.unwrap_or(0) % align != 0 {
             self.warn(
                 "GLTF_ACCESSOR_ALIGNMENT",
                 format!("/accessors/{i}/byteOffset"),

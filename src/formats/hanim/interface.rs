@@ -172,7 +172,7 @@ pub(crate) fn check(field_type: FieldType, value: &Value<'_>) -> Result<(), Stri
 fn count_fits(field_type: FieldType, count: usize, bracketed: bool, per_value: usize) -> bool {
     let per_value = per_value.max(1);
     if field_type.multi {
-        count % per_value == 0 && (bracketed || count == per_value)
+        count.is_multiple_of(per_value) && (bracketed || count == per_value)
     } else {
         !bracketed && count == per_value
     }

@@ -483,6 +483,7 @@ fn skin(
         rigid: false,
         morph_targets: Vec::new(),
         morph_weights: Vec::new(),
+        ..SkinnedMesh::default()
     };
     // Displacers on joints move skin points; their displacements are in the skin's
     // coordinates, which the humanoid transform places (module docs of `displacer`).
@@ -623,6 +624,7 @@ fn segments(
         rigid: true,
         morph_targets: Vec::new(),
         morph_weights: Vec::new(),
+        ..SkinnedMesh::default()
     };
     let mut sources = Vec::new();
     for (ids, points, copies) in displaced {

@@ -443,7 +443,7 @@ fn place<'m>(asset: &Asset, mesh: &'m SkinnedMesh) -> Option<Placed<'m>> {
         && (mesh.normals.is_empty() || mesh.normals.len() == count)
         && (mesh.uvs.is_empty() || mesh.uvs.len() == count)
         && mesh.inverse_bind.len() == mesh.joints_used.len()
-        && mesh.indices.len() % 3 == 0
+        && mesh.indices.len().is_multiple_of(3)
         && mesh.indices.iter().all(|i| (*i as usize) < count)
         && u32::try_from(count).is_ok();
     if !consistent {

@@ -67,7 +67,7 @@ impl NewData {
 
     /// A buffer view over `values` (4-byte aligned), with a `target` when given.
     fn view(&mut self, values: &[f32], target: Option<u32>) -> Result<Index<BufferView>, Error> {
-        while self.bytes.len() % 4 != 0 {
+        while !self.bytes.len().is_multiple_of(4) {
             self.bytes.push(0);
         }
         let offset = u64::try_from(self.bytes.len()).map_err(|_| too_large())?;
@@ -163,7 +163,7 @@ impl NewData {
         if self.views.is_empty() {
             return Ok(());
         }
-        while self.bytes.len() % 4 != 0 {
+        while !self.bytes.len().is_multiple_of(4) {
             self.bytes.push(0);
         }
         let index = document.push_buffer(self.bytes)?;

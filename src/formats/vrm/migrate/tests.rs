@@ -16,11 +16,11 @@ use crate::formats::gltf::json::{floats, Float, Index};
 /// A GLB file: 12-byte header, JSON chunk (space padded), BIN chunk (zero padded).
 fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
     let mut text = json.as_bytes().to_vec();
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let mut data = bin.to_vec();
-    while data.len() % 4 != 0 {
+    while !data.len().is_multiple_of(4) {
         data.push(0);
     }
     let total = 12 + 8 + text.len() + 8 + data.len();

@@ -1,0 +1,395 @@
+//! What the preview draws, extracted from a file read into the canonical model: the skeleton
+//! and its humanoid, the meshes and materials, the sockets, and the clip to play (the file's
+//! own, or another file's retargeted onto it). Posing goes through [`crate::pose::fk`].
+//!
+//! Every format the library reads works: glTF, GLB and VRM give meshes, materials and
+//! sockets; H-Anim gives its skin or segment shapes and its sites; BVH and VRMA give a
+//! skeleton only, which the overlay draws.
+
+use std::path::{Path, PathBuf};
+
+use glam::{Mat4, Vec3};
+
+use crate::asset::{input_format, Asset, Facing};
+use crate::error::{Diagnostics, Error};
+use crate::formats::{gltf, hanim, vrm};
+use crate::mapping::RigMapping;
+use crate::model::clip::Clip;
+use crate::model::humanoid::BoneMap;
+use crate::model::mesh::SkinnedMesh;
+use crate::model::skeleton::JointId;
+use crate::model::socket::Socket;
+use crate::pose::fk::Sampler;
+use crate::pose::socket::{world_all, VtMode};
+
+use super::camera::Bounds;
+
+/// What to load with a character.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Play this file's clip, retargeted onto the character (`None`: the character's own).
+    pub anim: Option<PathBuf>,
+    /// The clip's name (`None`: the first).
+    pub clip: Option<String>,
+}
+
+/// A character ready to pose and draw.
+#[derive(Debug, Clone)]
+pub struct Character {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// The canonical asset.
+    pub asset: Asset,
+    /// Its meshes (empty for formats that hold a skeleton only), each with its material.
+    pub meshes: Vec<SkinnedMesh>,
+    /// Its sockets (glTF KHR_virtual_transform, H-Anim sites).
+    pub sockets: Vec<Socket>,
+    /// The clip it plays, on its own joints (`None`: it stands at rest).
+    pub clip: Option<Clip>,
+    /// The joints the skeleton overlay draws, parents first.
+    pub overlay_joints: Vec<JointId>,
+}
+
+/// A character's joints posed at one time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pose {
+    /// Every joint's world matrix, by [`JointId::index`].
+    pub worlds: Vec<Mat4>,
+}
+
+impl Pose {
+    /// The skinning matrices of `mesh` (`world_j · inverse_bind_j` for each of its joints).
+    pub fn palette(&self, mesh: &SkinnedMesh) -> Vec<Mat4> {
+        mesh.joints_used
+            .iter()
+            .zip(&mesh.inverse_bind)
+            .map(|(j, ibm)| {
+                self.worlds
+                    .get(j.index())
+                    .copied()
+                    .unwrap_or(Mat4::IDENTITY)
+                    * *ibm
+            })
+            .collect()
+    }
+
+    /// A joint's world position.
+    pub fn position(&self, joint: JointId) -> Vec3 {
+        self.worlds
+            .get(joint.index())
+            .map_or(Vec3::ZERO, |m| m.w_axis.truncate())
+    }
+}
+
+impl Character {
+    /// Reads `path` and what it needs to play (see [`LoadOptions`]); diagnostics go to
+    /// `diagnostics`. Every mesh is checked ([`Character::check`]) before it is returned.
+    ///
+    /// # Errors
+    /// A file cannot be read; the clip asked for does not exist; an animation cannot be
+    /// retargeted (no humanoid); a mesh breaks its invariants (an out-of-range joint index, ...).
+    pub fn load(
+        path: &Path,
+        options: &LoadOptions,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<Character, Error> {
+        let format = input_format(path)?;
+        let (mut asset, meshes, sockets) = if format.is_gltf_family() {
+            let document = gltf::Document::open(path)?;
+            let outcome = vrm::asset_from_document(&document)?;
+            diagnostics.extend(outcome.diagnostics);
+            let asset = outcome.asset;
+            let meshes = gltf::bind_meshes::bind_meshes(&document, &asset, diagnostics)?;
+            let sockets = match crate::sockets::sockets_of(&document, &asset, diagnostics) {
+                Ok(sockets) => sockets,
+                Err(e) => {
+                    diagnostics.warn("SOCKETS_NOT_DRAWN", "", format!("{e}: sockets not drawn"));
+                    Vec::new()
+                }
+            };
+            (asset, meshes, sockets)
+        } else if format.is_hanim() {
+            let (outcome, extras) =
+                hanim::read_asset_with_extras(path, &hanim::ReadOptions::default())?;
+            diagnostics.extend(outcome.diagnostics);
+            (outcome.asset, extras.meshes, extras.sockets)
+        } else {
+            let outcome = crate::asset::read(path)?;
+            diagnostics.extend(outcome.diagnostics);
+            (outcome.asset, Vec::new(), Vec::new())
+        };
+        if asset.humanoids.is_empty() && options.anim.is_none() {
+            // A rig that declares no humanoid: mapped by the tables for the overlay's colours.
+            if let Ok(mapping) = RigMapping::detect() {
+                if let Ok(Some(report)) = mapping.attach(&mut asset, path) {
+                    let how = report.table.as_deref().map_or_else(
+                        || "the auto-mapper".to_owned(),
+                        |t| format!("the {t} table"),
+                    );
+                    diagnostics.info(
+                        "HUMANOID_MAPPED",
+                        "",
+                        format!(
+                            "{} bones mapped by {how} (for the overlay's colours)",
+                            report.bones.len()
+                        ),
+                    );
+                }
+            }
+        }
+        let clip = match &options.anim {
+            Some(anim) => Some(retargeted(
+                anim,
+                options.clip.as_deref(),
+                &mut asset,
+                path,
+                diagnostics,
+            )?),
+            None => match options.clip.as_deref() {
+                Some(name) => Some(
+                    asset
+                        .clip(Some(name))
+                        .cloned()
+                        .ok_or_else(|| no_clip(&asset, Some(name), path))?,
+                ),
+                None => asset.clip(None).cloned(),
+            },
+        };
+        let overlay_joints = overlay_joints(&asset);
+        let character = Character {
+            path: path.to_path_buf(),
+            asset,
+            meshes,
+            sockets,
+            clip,
+            overlay_joints,
+        };
+        character.check()?;
+        Ok(character)
+    }
+
+    /// Checks every mesh against the [`SkinnedMesh`] invariants, so that nothing the GPU is
+    /// given can index out of range: per-vertex arrays of the vertex count, indices below it,
+    /// joint indices below the mesh's joint count, one inverse bind matrix per joint, joints of
+    /// the skeleton.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] naming the file, the mesh and the first broken rule.
+    pub fn check(&self) -> Result<(), Error> {
+        for (m, mesh) in self.meshes.iter().enumerate() {
+            let bad = |what: String| {
+                Error::unsupported(format!(
+                    "{}: mesh {m} ({:?}): {what}",
+                    self.path.display(),
+                    mesh.name
+                ))
+            };
+            let n = mesh.positions.len();
+            for (name, len, optional) in [
+                ("normals", mesh.normals.len(), false),
+                ("joints", mesh.joints.len(), false),
+                ("weights", mesh.weights.len(), false),
+                ("uvs", mesh.uvs.len(), true),
+                ("extra joints", mesh.joints_extra.len(), true),
+                ("extra weights", mesh.weights_extra.len(), true),
+            ] {
+                if len != n && !(optional && len == 0) {
+                    return Err(bad(format!("{len} {name} for {n} vertices")));
+                }
+            }
+            if mesh.joints_extra.len() != mesh.weights_extra.len() {
+                return Err(bad("extra joints and weights differ in count".to_owned()));
+            }
+            if mesh.indices.len() % 3 != 0 {
+                return Err(bad(format!(
+                    "{} indices: expected whole triangles",
+                    mesh.indices.len()
+                )));
+            }
+            if let Some(i) = mesh.indices.iter().find(|&&i| i as usize >= n) {
+                return Err(bad(format!(
+                    "index {i}: expected less than the {n} vertices"
+                )));
+            }
+            let limit = mesh.joints_used.len();
+            if mesh.inverse_bind.len() != limit {
+                return Err(bad(format!(
+                    "{} inverse bind matrices for {limit} joints",
+                    mesh.inverse_bind.len()
+                )));
+            }
+            for (v, row) in mesh.joints.iter().chain(&mesh.joints_extra).enumerate() {
+                if let Some(j) = row.iter().find(|&&j| usize::from(j) >= limit) {
+                    return Err(bad(format!(
+                        "vertex {} is weighted to joint {j}, out of range: the mesh has {limit} joints",
+                        v % n.max(1)
+                    )));
+                }
+            }
+            if let Some(j) = mesh
+                .joints_used
+                .iter()
+                .find(|j| !self.asset.skeleton.contains(**j))
+            {
+                return Err(bad(format!("joint {j} is not in the skeleton")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The clip's length in seconds (0 without a clip).
+    pub fn duration(&self) -> f32 {
+        self.clip.as_ref().map_or(0.0, Clip::duration)
+    }
+
+    /// The joints posed at `time` (`None`: at rest; a time is clamped to the clip).
+    pub fn pose(&self, time: Option<f32>) -> Pose {
+        let skeleton = &self.asset.skeleton;
+        match (&self.clip, time) {
+            (Some(clip), Some(t)) => {
+                let mut sampler = Sampler::new(skeleton, clip);
+                sampler.evaluate(t);
+                Pose {
+                    worlds: sampler.worlds(),
+                }
+            }
+            _ => Pose {
+                worlds: Sampler::rest(skeleton).worlds(),
+            },
+        }
+    }
+
+    /// The world matrix of every socket in `pose` (a socket that cannot be placed is left out).
+    pub fn socket_worlds(&self, pose: &Pose) -> Vec<Mat4> {
+        let rest: Vec<Mat4> = self
+            .asset
+            .skeleton
+            .rest_worlds()
+            .iter()
+            .map(|w| w.to_mat4())
+            .collect();
+        world_all(&self.sockets, &pose.worlds, &rest, VtMode::Aligned)
+            .map(|places| places.into_iter().map(|p| p.matrix).collect())
+            .unwrap_or_default()
+    }
+
+    /// The skinned vertices of every mesh in `pose`, skinned on the CPU (for the bounds).
+    pub fn skinned_positions(&self, pose: &Pose) -> Vec<Vec3> {
+        let mut out = Vec::new();
+        for mesh in &self.meshes {
+            let palette = pose.palette(mesh);
+            for (v, p) in mesh.positions.iter().enumerate() {
+                let mut m = Mat4::ZERO;
+                let sets = [
+                    (mesh.joints.get(v), mesh.weights.get(v)),
+                    (mesh.joints_extra.get(v), mesh.weights_extra.get(v)),
+                ];
+                for (joints, weights) in sets {
+                    let (Some(joints), Some(weights)) = (joints, weights) else {
+                        continue;
+                    };
+                    for (j, w) in joints.iter().zip(weights) {
+                        if *w != 0.0 {
+                            m += *palette.get(usize::from(*j)).unwrap_or(&Mat4::IDENTITY) * *w;
+                        }
+                    }
+                }
+                out.push(m.transform_point3(Vec3::from_array(*p)));
+            }
+        }
+        out
+    }
+
+    /// The box around the character over `times` (`None` in the list: at rest): its skinned
+    /// vertices (at most about 20 000 of them per time, evenly picked, for speed) and its
+    /// overlay joints. `None` when there is nothing.
+    pub fn bounds(&self, times: &[Option<f32>]) -> Option<Bounds> {
+        let mut bounds: Option<Bounds> = None;
+        let vertex_count: usize = self.meshes.iter().map(SkinnedMesh::vertex_count).sum();
+        let step = (vertex_count / 20_000).max(1);
+        // At most about 32 of the times (evenly picked) and the last.
+        let every = (times.len() / 32).max(1);
+        let picked = times.iter().step_by(every).chain(times.last());
+        for &t in picked {
+            let pose = self.pose(t);
+            let joints = self.overlay_joints.iter().map(|&j| pose.position(j));
+            let vertices = self.skinned_positions(&pose).into_iter().step_by(step);
+            if let Some(b) = Bounds::of(joints.chain(vertices)) {
+                bounds = Some(bounds.map_or(b, |a| a.union(&b)));
+            }
+        }
+        bounds
+    }
+
+    /// Which way it faces.
+    pub fn facing(&self) -> Facing {
+        self.asset.facing
+    }
+
+    /// The first humanoid's bone map (empty when it declares none).
+    pub fn bones(&self) -> BoneMap {
+        self.asset
+            .humanoids
+            .first()
+            .map(|h| h.bones)
+            .unwrap_or_default()
+    }
+}
+
+/// The clip of `anim` retargeted onto `asset` (mapped by the tables when it declares no
+/// humanoid).
+fn retargeted(
+    anim: &Path,
+    clip: Option<&str>,
+    asset: &mut Asset,
+    path: &Path,
+    diagnostics: &mut Diagnostics,
+) -> Result<Clip, Error> {
+    let mapping = RigMapping::detect()?;
+    let mut source = crate::asset::read(anim)?.asset;
+    mapping.attach(&mut source, anim)?;
+    if asset.humanoids.is_empty() {
+        mapping.attach(asset, path)?;
+    }
+    let picked = source
+        .clip(clip)
+        .ok_or_else(|| no_clip(&source, clip, anim))?;
+    crate::retarget::bake(&source, picked, asset, None, diagnostics)
+}
+
+fn no_clip(asset: &Asset, name: Option<&str>, file: &Path) -> Error {
+    let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
+    Error::unsupported(format!(
+        "{}: no clip {}(clips: {})",
+        file.display(),
+        name.map_or_else(String::new, |n| format!("named {n:?} ")),
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    ))
+}
+
+/// The joints worth drawing: the skin joints and the humanoid bones, or every joint of a file
+/// that has neither (BVH, a bare skeleton); scene nodes above the rig and nodes that only hold a
+/// mesh are left out.
+fn overlay_joints(asset: &Asset) -> Vec<JointId> {
+    let skeleton = &asset.skeleton;
+    let mut keep = vec![false; skeleton.len()];
+    let bones = asset
+        .humanoids
+        .iter()
+        .flat_map(|h| h.bones.iter().map(|(_, joint)| joint));
+    let mut any = false;
+    for joint in asset.skin_joints.iter().copied().chain(bones) {
+        if let Some(slot) = keep.get_mut(joint.index()) {
+            *slot = true;
+            any = true;
+        }
+    }
+    skeleton
+        .joints()
+        .filter(|j| !any || keep.get(j.index()).copied().unwrap_or(false))
+        .collect()
+}

@@ -1,0 +1,142 @@
+// The preview's shaders: skinned meshes (linear blend skinning, 8 influences), the ground
+// with its grid, and the 2D overlay. Colours are linear; the target is sRGB.
+
+struct Globals {
+    view_proj: mat4x4<f32>,
+    // xyz: unit vector towards the light.
+    light_dir: vec4<f32>,
+    // x: ground height, y: grid spacing, z: half-size of the ground square, w: unused.
+    ground: vec4<f32>,
+    // xyz: the centre of the ground square.
+    ground_centre: vec4<f32>,
+    ground_color: vec4<f32>,
+    grid_color: vec4<f32>,
+    background: vec4<f32>,
+    // xy: the picture's size in pixels; z: 1 for the silhouette pass (meshes flat white).
+    viewport: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> globals: Globals;
+
+struct Material {
+    base_color: vec4<f32>,
+    // x: alpha cutoff (fragments below are discarded).
+    alpha: vec4<f32>,
+};
+
+@group(1) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
+@group(1) @binding(1) var<uniform> material: Material;
+@group(1) @binding(2) var base_texture: texture_2d<f32>;
+@group(1) @binding(3) var base_sampler: sampler;
+
+struct MeshIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) joints0: vec4<u32>,
+    @location(4) weights0: vec4<f32>,
+    @location(5) joints1: vec4<u32>,
+    @location(6) weights1: vec4<f32>,
+};
+
+struct MeshOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) normal: vec3<f32>,
+    @location(1) uv: vec2<f32>,
+};
+
+@vertex
+fn vs_mesh(v: MeshIn) -> MeshOut {
+    let skin = palette[v.joints0.x] * v.weights0.x
+        + palette[v.joints0.y] * v.weights0.y
+        + palette[v.joints0.z] * v.weights0.z
+        + palette[v.joints0.w] * v.weights0.w
+        + palette[v.joints1.x] * v.weights1.x
+        + palette[v.joints1.y] * v.weights1.y
+        + palette[v.joints1.z] * v.weights1.z
+        + palette[v.joints1.w] * v.weights1.w;
+    var out: MeshOut;
+    out.clip = globals.view_proj * (skin * vec4<f32>(v.position, 1.0));
+    out.normal = (skin * vec4<f32>(v.normal, 0.0)).xyz;
+    out.uv = v.uv;
+    return out;
+}
+
+@fragment
+fn fs_mesh(in: MeshOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    let color = material.base_color * textureSample(base_texture, base_sampler, in.uv);
+    if globals.viewport.z > 0.5 {
+        return vec4<f32>(1.0, 1.0, 1.0, 1.0);
+    }
+    if color.a < material.alpha.x {
+        discard;
+    }
+    var n = normalize(in.normal);
+    if !front {
+        n = -n;
+    }
+    // Lambert with ambient; both sides of a thin surface are lit alike.
+    let diffuse = abs(dot(n, globals.light_dir.xyz));
+    return vec4<f32>(color.rgb * (0.3 + 0.7 * diffuse), 1.0);
+}
+
+struct GroundOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+};
+
+@vertex
+fn vs_ground(@builtin(vertex_index) i: u32) -> GroundOut {
+    var corners = array<vec2<f32>, 6>(
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
+    );
+    let c = corners[i];
+    let world = vec3<f32>(
+        globals.ground_centre.x + c.x * globals.ground.z,
+        globals.ground.x,
+        globals.ground_centre.z + c.y * globals.ground.z,
+    );
+    var out: GroundOut;
+    out.clip = globals.view_proj * vec4<f32>(world, 1.0);
+    out.world = world;
+    return out;
+}
+
+@fragment
+fn fs_ground(in: GroundOut) -> @location(0) vec4<f32> {
+    let p = in.world.xz / globals.ground.y;
+    let distance = abs(fract(p - 0.5) - 0.5) / max(fwidth(p), vec2<f32>(1e-6));
+    let line = 1.0 - min(min(distance.x, distance.y), 1.0);
+    let color = mix(globals.ground_color.rgb, globals.grid_color.rgb, line);
+    // Fades into the background towards the edge of the square.
+    let r = length(in.world.xz - globals.ground_centre.xz) / globals.ground.z;
+    return vec4<f32>(mix(color, globals.background.rgb, smoothstep(0.55, 1.0, r)), 1.0);
+}
+
+struct OverlayIn {
+    @location(0) pixel: vec2<f32>,
+    @location(1) color: vec4<f32>,
+};
+
+struct OverlayOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) color: vec4<f32>,
+};
+
+@vertex
+fn vs_overlay(v: OverlayIn) -> OverlayOut {
+    var out: OverlayOut;
+    let ndc = vec2<f32>(
+        v.pixel.x / globals.viewport.x * 2.0 - 1.0,
+        1.0 - v.pixel.y / globals.viewport.y * 2.0,
+    );
+    out.clip = vec4<f32>(ndc, 0.0, 1.0);
+    out.color = v.color;
+    return out;
+}
+
+@fragment
+fn fs_overlay(in: OverlayOut) -> @location(0) vec4<f32> {
+    return in.color;
+}

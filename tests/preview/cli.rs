@@ -1,0 +1,164 @@
+//! `humanoid preview` end to end.
+
+use std::process::Command;
+
+use super::{mannequin, temp};
+
+fn humanoid() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_humanoid"));
+    let runtime = std::env::temp_dir().join(format!("humanoid-xdg-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&runtime);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700));
+    }
+    command.env("XDG_RUNTIME_DIR", runtime);
+    command
+}
+
+fn gif_frames(path: &std::path::Path) -> usize {
+    let bytes = std::fs::read(path).unwrap();
+    let mut decoder = gif::DecodeOptions::new()
+        .read_info(bytes.as_slice())
+        .unwrap();
+    let mut n = 0;
+    while decoder.read_next_frame().unwrap().is_some() {
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn skeleton_only_needs_no_gpu() {
+    let dir = temp();
+    let model = mannequin(dir.path());
+    let out = dir.path().join("skeleton.gif");
+    let run = humanoid()
+        .args([
+            "preview",
+            model.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(["--skeleton-only", "--frames", "4", "--size", "96x64", "-v"])
+        // No Vulkan driver and no GL: the CPU drawing does not care.
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .env("WGPU_BACKEND", "vulkan")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.contains("adapter: none (CPU skeleton drawing)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("4 frames"), "{stdout}");
+    assert_eq!(gif_frames(&out), 4);
+}
+
+#[test]
+fn no_adapter_is_a_clear_error() {
+    let dir = temp();
+    let model = mannequin(dir.path());
+    let out = dir.path().join("x.png");
+    let run = humanoid()
+        .args([
+            "preview",
+            model.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(["--backend", "vulkan"])
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no GPU renderer available") && stderr.contains("--skeleton-only"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn usage_errors_name_what_was_expected() {
+    let dir = temp();
+    let model = mannequin(dir.path());
+    for (args, expected) in [
+        (vec!["-o", "x.jpg"], "written as .png or .gif"),
+        (vec!["-o", "x.png", "--size", "12"], "expected WIDTHxHEIGHT"),
+        (
+            vec!["-o", "x.png", "--view", "top"],
+            "expected front, side or three-quarter",
+        ),
+        (
+            vec!["-o", "x.png", "--backend", "metal"],
+            "expected vulkan, gl or auto",
+        ),
+        (
+            vec!["-o", "x.png", "--clip", "dance", "--skeleton-only"],
+            "no clip named \"dance\" (clips: walk, wave)",
+        ),
+    ] {
+        let run = humanoid()
+            .current_dir(dir.path())
+            .args(["preview", model.to_str().unwrap()])
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_gif_of_the_walk_on_the_gpu() {
+    if super::gpu().is_none() {
+        return;
+    }
+    let dir = temp();
+    let model = mannequin(dir.path());
+    let out = dir.path().join("walk.gif");
+    let run = humanoid()
+        .args([
+            "preview",
+            model.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(["--frames", "6", "--size", "128x128", "--view", "side", "-v"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("adapter: "), "{stdout}");
+    assert_eq!(gif_frames(&out), 6);
+    let sheet = dir.path().join("sheet.png");
+    let run = humanoid()
+        .args([
+            "preview",
+            model.to_str().unwrap(),
+            "-o",
+            sheet.to_str().unwrap(),
+        ])
+        .args(["--sheet", "--frames", "4", "--size", "64x48"])
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let decoder = png::Decoder::new(std::io::Cursor::new(std::fs::read(&sheet).unwrap()));
+    let reader = decoder.read_info().unwrap();
+    assert_eq!((reader.info().width, reader.info().height), (128, 96));
+}

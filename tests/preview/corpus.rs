@@ -1,0 +1,159 @@
+//! The shared corpus (`--features corpus`): a VRM, a glTF and an H-Anim file drawn and checked
+//! against the CPU reference; CesiumMan's walk retargeted onto the mannequin, in step.
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec2;
+use humanoid::model::HumanBone;
+use humanoid::preview::{preview, Character, LoadOptions, PreviewOptions, View};
+
+use super::{check_silhouettes, gpu, mannequin, temp};
+
+fn corpus(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(path)
+}
+
+fn times(path: &Path, n: usize) -> Vec<Option<f32>> {
+    let character =
+        Character::load(path, &Default::default(), &mut humanoid::Diagnostics::new()).unwrap();
+    let duration = character.duration();
+    (0..n)
+        .map(|i| Some(duration * i as f32 / n as f32))
+        .collect()
+}
+
+#[test]
+fn a_vrm_matches_cpu_skinning() {
+    let Some(mut painter) = gpu() else { return };
+    let path = corpus("vrm/Godette_vrm_v4.vrm");
+    check_silhouettes(&mut painter, &path, &path, &[None]);
+}
+
+#[test]
+fn a_gltf_matches_cpu_skinning_at_ten_times() {
+    let Some(mut painter) = gpu() else { return };
+    let path = corpus("gltf/CesiumMan.glb");
+    check_silhouettes(&mut painter, &path, &path, &times(&path, 10));
+}
+
+#[test]
+fn an_hanim_skin_matches_cpu_skinning_of_its_glb() {
+    let Some(mut painter) = gpu() else { return };
+    let dir = temp();
+    for name in ["JinLOA4.x3d", "JoeSkeletonSkinSiteSaluteWalk.x3d"] {
+        let path = corpus(&format!("hanim/{name}"));
+        // The reference skins the GLB the library writes from the same file (read back by the
+        // gltf crate): the H-Anim skin as the reader understood it, skinned independently.
+        let glb = dir.path().join(format!("{name}.glb"));
+        humanoid::convert(&path, &glb, &Default::default()).unwrap();
+        check_silhouettes(&mut painter, &path, &glb, &[None]);
+    }
+}
+
+/// Pearson correlation.
+fn correlation(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len() as f32;
+    let (ma, mb) = (a.iter().sum::<f32>() / n, b.iter().sum::<f32>() / n);
+    let cov: f32 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f32 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f32 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt().max(1e-12)
+}
+
+/// CesiumMan's walk next to the same walk retargeted onto the mannequin, seen from the side:
+/// each figure's feet and hands, relative to its hips, move along the walking direction in
+/// step. Measured as the correlation over 24 frames of each joint's horizontal screen
+/// offset from the hips, in the two panels.
+#[test]
+fn cesium_man_walk_retargeted_onto_the_mannequin_is_in_step() {
+    let dir = temp();
+    let model = mannequin(dir.path());
+    let cesium = corpus("gltf/CesiumMan.glb");
+    let mut diagnostics = humanoid::Diagnostics::new();
+    let left = Character::load(&cesium, &LoadOptions::default(), &mut diagnostics).unwrap();
+    let load = LoadOptions {
+        anim: Some(cesium.clone()),
+        clip: None,
+    };
+    let right = Character::load(&model, &load, &mut diagnostics).unwrap();
+    let times = times(&cesium, 24);
+    let panels =
+        [left, right].map(|c| humanoid::preview::Panel::new(c, View::Side, 256, 256, &times));
+    let offsets = |panel: &humanoid::preview::Panel, bone: HumanBone| -> Vec<f32> {
+        let bones = panel.character.bones();
+        let (hips, joint) = (
+            bones.get(HumanBone::Hips).unwrap(),
+            bones.get(bone).unwrap(),
+        );
+        times
+            .iter()
+            .map(|&t| {
+                let pose = panel.character.pose(t);
+                let at = |j| panel.camera.project(pose.position(j)).unwrap_or(Vec2::ZERO);
+                at(joint).x - at(hips).x
+            })
+            .collect()
+    };
+    for (bone, least) in [
+        (HumanBone::LeftFoot, 0.9),
+        (HumanBone::RightFoot, 0.9),
+        (HumanBone::LeftHand, 0.8),
+        (HumanBone::RightHand, 0.8),
+    ] {
+        let r = correlation(&offsets(&panels[0], bone), &offsets(&panels[1], bone));
+        eprintln!("{bone}: correlation {r:.3}");
+        assert!(r >= least, "{bone}: correlation {r}");
+    }
+    // The picture itself: a GIF with both figures, when a GPU is there (else the skeletons).
+    let out = dir.path().join("compare.gif");
+    let options = PreviewOptions {
+        compare: Some(model),
+        view: View::Side,
+        width: 128,
+        height: 128,
+        frames: Some(humanoid::preview::Frames::Count(4)),
+        skeleton_only: gpu().is_none(),
+        ..PreviewOptions::default()
+    };
+    let report = preview(&cesium, &out, &options).unwrap();
+    assert_eq!(report.frames, 4);
+    let bytes = std::fs::read(&out).unwrap();
+    let decoder = gif::DecodeOptions::new()
+        .read_info(bytes.as_slice())
+        .unwrap();
+    assert_eq!((decoder.width(), decoder.height()), (256, 128));
+}
+
+/// Every kind of file the library reads draws: a VRMA played on a VRM (`--anim`), a BVH and a
+/// VRMA alone (skeletons), an H-Anim file in each syntax; on the GPU when there is one, else
+/// the skeleton on the CPU.
+#[test]
+fn every_format_previews() {
+    let dir = temp();
+    let skeleton_only = gpu().is_none();
+    let cases = [
+        ("vrm/debug_robot.vrm", Some("vrma/test.vrma")),
+        ("bvh/cmu_131_01_3dsmax.bvh", None),
+        ("vrma/idle_loop.vrma", None),
+        ("hanim/JoeHAnimKick1a.x3dv", None),
+        ("hanim/nancy_h-anim.wrl", None),
+        ("gltf/Fox.glb", None),
+    ];
+    for (file, anim) in cases {
+        let out = dir.path().join(format!("{}.gif", file.replace('/', "_")));
+        let options = PreviewOptions {
+            anim: anim.map(corpus),
+            width: 64,
+            height: 64,
+            frames: Some(humanoid::preview::Frames::Count(3)),
+            skeleton_only,
+            ..PreviewOptions::default()
+        };
+        let report =
+            preview(&corpus(file), &out, &options).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(report.frames, 3, "{file}");
+        assert!(out.metadata().unwrap().len() > 0);
+    }
+}

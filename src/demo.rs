@@ -227,12 +227,12 @@ pub fn write_previews(dir: &Path, force: bool) -> Result<(Vec<PathBuf>, Diagnost
             .collect();
         let panel = Panel::new(character, View::ThreeQuarter, 256, 256, &times);
         let uploaded = painter.upload(&panel, &mut diagnostics);
-        let frames = times
-            .iter()
-            .map(|&t| painter.paint(&panel, &uploaded, t, Layers::default()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let delay = (duration / count as f32 * 100.0).round().clamp(2.0, 6000.0) as u16;
-        let bytes = preview::image::encode_gif(&frames, delay)
+        let stream = preview::image::GifStream::new(preview::gif_delay(duration, times.len()));
+        for &t in &times {
+            stream.push(painter.paint(&panel, &uploaded, t, Layers::default())?);
+        }
+        let bytes = stream
+            .finish()
             .map_err(|e| Error::unsupported(format!("{}: encoding: {e}", path.display())))?;
         crate::output::write_atomically(&path, &bytes)?;
         written.push(path);

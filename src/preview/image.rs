@@ -169,6 +169,71 @@ pub fn encode_gif(frames: &[Image], delay_cs: u16) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// A GIF encoded while its frames are still being made: each frame pushed is quantised on a
+/// worker thread at once, so quantising overlaps rendering; [`GifStream::finish`] writes the
+/// file. Frames as in [`encode_gif`].
+pub struct GifStream {
+    frames: std::sync::mpsc::Sender<Image>,
+    worker: std::thread::JoinHandle<Result<Vec<gif::Frame<'static>>, String>>,
+}
+
+impl GifStream {
+    /// A stream whose frames each show `delay_cs` hundredths of a second.
+    pub fn new(delay_cs: u16) -> GifStream {
+        let (frames, incoming) = std::sync::mpsc::channel::<Image>();
+        let worker = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let mut size = None;
+            for image in incoming {
+                let (w, h) = (image.width, image.height);
+                if *size.get_or_insert((w, h)) != (w, h) {
+                    return Err("frames of different sizes".to_owned());
+                }
+                let (Ok(w16), Ok(h16)) = (u16::try_from(w), u16::try_from(h)) else {
+                    return Err(format!("{w}×{h}: a GIF is at most 65535 pixels across"));
+                };
+                let mut rgba = image.rgba;
+                let mut frame = gif::Frame::from_rgba_speed(w16, h16, &mut rgba, 10);
+                frame.delay = delay_cs;
+                out.push(frame);
+            }
+            Ok(out)
+        });
+        GifStream { frames, worker }
+    }
+
+    /// Hands a frame to the worker.
+    pub fn push(&self, image: Image) {
+        // A worker that stopped (frames of different sizes) reports it in `finish`.
+        let _ = self.frames.send(image);
+    }
+
+    /// Waits for the worker and writes the GIF's bytes.
+    ///
+    /// # Errors
+    /// As [`encode_gif`].
+    pub fn finish(self) -> Result<Vec<u8>, String> {
+        drop(self.frames);
+        let frames = self
+            .worker
+            .join()
+            .map_err(|_| "the GIF worker failed".to_owned())??;
+        let first = frames.first().ok_or("no frames to encode")?;
+        let (w, h) = (first.width, first.height);
+        let mut out = Vec::new();
+        {
+            let mut encoder = gif::Encoder::new(&mut out, w, h, &[]).map_err(|e| e.to_string())?;
+            encoder
+                .set_repeat(gif::Repeat::Infinite)
+                .map_err(|e| e.to_string())?;
+            for frame in &frames {
+                encoder.write_frame(frame).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +272,14 @@ mod tests {
         assert_eq!(seen[0].0, 5);
         assert!(seen[0].1[0] > 240 && seen[1].1[2] > 240);
         assert!(encode_gif(&[], 5).is_err());
+        let stream = GifStream::new(5);
+        for frame in &frames {
+            stream.push(frame.clone());
+        }
+        assert_eq!(stream.finish().unwrap(), bytes);
+        let stream = GifStream::new(5);
+        stream.push(Image::filled(2, 2, [0; 4]));
+        stream.push(Image::filled(3, 2, [0; 4]));
+        assert_eq!(stream.finish().unwrap_err(), "frames of different sizes");
     }
 }

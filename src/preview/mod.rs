@@ -330,7 +330,13 @@ pub fn preview(
         .iter()
         .map(|p| painter.upload(p, &mut diagnostics))
         .collect();
-    let mut pictures = Vec::with_capacity(times.len());
+    // A GIF's frames are quantised while the next ones render; a PNG keeps its pictures.
+    let gif = (kind == Output::Gif).then(|| {
+        let duration = panels.first().map_or(0.0, |p| p.character.duration());
+        image::GifStream::new(gif_delay(duration, times.len()))
+    });
+    let mut pictures = Vec::new();
+    let mut frames = 0;
     for &t in &times {
         let mut picture: Option<Image> = None;
         for (panel, uploaded) in panels.iter().zip(&uploads) {
@@ -341,26 +347,20 @@ pub fn preview(
             });
         }
         if let Some(picture) = picture {
-            pictures.push(picture);
+            frames += 1;
+            match &gif {
+                Some(stream) => stream.push(picture),
+                None => pictures.push(picture),
+            }
         }
     }
-    let bytes = match kind {
-        Output::Gif => {
-            let duration = panels.first().map_or(0.0, |p| p.character.duration());
-            let delay = if times.len() > 1 {
-                (duration / times.len() as f32 * 100.0)
-                    .round()
-                    .clamp(2.0, 6000.0) as u16
-            } else {
-                10
-            };
-            image::encode_gif(&pictures, delay)
-        }
-        Output::Png if options.sheet => {
+    let bytes = match gif {
+        Some(stream) => stream.finish(),
+        None if options.sheet => {
             let columns = (pictures.len() as f32).sqrt().ceil() as u32;
             image::encode_png(&image::contact_sheet(&pictures, columns, gpu::BACKGROUND))
         }
-        Output::Png => match pictures.first() {
+        None => match pictures.first() {
             Some(picture) => image::encode_png(picture),
             None => Err("no picture".to_owned()),
         },
@@ -376,10 +376,22 @@ pub fn preview(
     }
     Ok(PreviewReport {
         adapter: painter.adapter(),
-        frames: pictures.len(),
+        frames,
         bytes: written,
         diagnostics,
     })
+}
+
+/// How long each of `frames` pictures of a `duration`-second clip shows, in hundredths of a
+/// second (at least 2: viewers slow faster GIFs down).
+pub fn gif_delay(duration: f32, frames: usize) -> u16 {
+    if frames > 1 {
+        (duration / frames as f32 * 100.0)
+            .round()
+            .clamp(2.0, 6000.0) as u16
+    } else {
+        10
+    }
 }
 
 /// The times drawn: one (`time`, or 0 with a clip, or rest) for a PNG; the clip's frames for a

@@ -1,0 +1,220 @@
+//! A character's meshes, materials and textures put on the GPU.
+
+use std::collections::HashMap;
+
+use bytemuck::{Pod, Zeroable};
+use wgpu::util::DeviceExt;
+
+use super::{linear_rgba, Renderer, DEFAULT_BASE};
+use crate::error::Diagnostics;
+use crate::model::mesh::{AlphaMode, SkinnedMesh};
+use crate::preview::image::Image;
+use crate::preview::scene::Character;
+use crate::preview::texture;
+
+/// A character's meshes on the GPU.
+pub struct GpuCharacter {
+    pub(super) meshes: Vec<GpuMesh>,
+}
+
+pub(super) struct GpuMesh {
+    pub(super) vertices: wgpu::Buffer,
+    pub(super) indices: wgpu::Buffer,
+    pub(super) index_count: u32,
+    pub(super) palette: wgpu::Buffer,
+    pub(super) group: wgpu::BindGroup,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub(super) struct Vertex {
+    position: [f32; 3],
+    normal: [f32; 3],
+    uv: [f32; 2],
+    joints0: [u32; 4],
+    weights0: [f32; 4],
+    joints1: [u32; 4],
+    weights1: [f32; 4],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct MaterialUniform {
+    base_color: [f32; 4],
+    alpha: [f32; 4],
+}
+
+impl Renderer {
+    /// Puts a character's meshes, materials and textures on the GPU. A texture that cannot be
+    /// decoded is left out, with a diagnostic.
+    pub fn upload(&self, character: &Character, diagnostics: &mut Diagnostics) -> GpuCharacter {
+        // Meshes share images (an `Arc` each): each is decoded and uploaded once.
+        let mut textures: HashMap<*const u8, Option<wgpu::TextureView>> = HashMap::new();
+        let max = self.device.limits().max_texture_dimension_2d;
+        let meshes = character
+            .meshes
+            .iter()
+            .filter(|m| !m.indices.is_empty())
+            .map(|mesh| {
+                let material = mesh.material.as_ref();
+                let view = material
+                    .and_then(|m| m.base_color_texture.as_ref())
+                    .and_then(|encoded| {
+                        textures
+                            .entry(encoded.bytes.as_ptr())
+                            .or_insert_with(|| {
+                                let unreadable = |why: String| {
+                                    format!(
+                                        "image {:?} ({}) of mesh {:?}: {why}: drawn without it",
+                                        encoded.name, encoded.mime_type, mesh.name
+                                    )
+                                };
+                                match texture::decode(encoded) {
+                                    Ok(image) if image.width() <= max && image.height() <= max => {
+                                        Some(upload_texture(&self.device, &self.queue, &image))
+                                    }
+                                    Ok(image) => {
+                                        diagnostics.warn(
+                                            "TEXTURE_UNREADABLE",
+                                            "",
+                                            unreadable(format!(
+                                                "{}×{} pixels is larger than the GPU allows ({max})",
+                                                image.width(),
+                                                image.height()
+                                            )),
+                                        );
+                                        None
+                                    }
+                                    Err(e) => {
+                                        diagnostics.warn("TEXTURE_UNREADABLE", "", unreadable(e));
+                                        None
+                                    }
+                                }
+                            })
+                            .clone()
+                    });
+                let uniform = match material {
+                    Some(m) => MaterialUniform {
+                        base_color: m.base_color,
+                        alpha: [
+                            match m.alpha_mode {
+                                AlphaMode::Opaque => 0.0,
+                                AlphaMode::Mask(cutoff) => cutoff,
+                                AlphaMode::Blend => 0.1,
+                            },
+                            0.0,
+                            0.0,
+                            0.0,
+                        ],
+                    },
+                    None => MaterialUniform {
+                        base_color: linear_rgba(DEFAULT_BASE),
+                        alpha: [0.0; 4],
+                    },
+                };
+                self.upload_mesh(mesh, &uniform, view.as_ref().unwrap_or(&self.white))
+            })
+            .collect();
+        GpuCharacter { meshes }
+    }
+
+    fn upload_mesh(
+        &self,
+        mesh: &SkinnedMesh,
+        material: &MaterialUniform,
+        texture: &wgpu::TextureView,
+    ) -> GpuMesh {
+        let vertices: Vec<Vertex> = (0..mesh.positions.len())
+            .map(|v| {
+                let widen = |j: Option<&[u16; 4]>| j.map_or([0; 4], |j| j.map(u32::from));
+                Vertex {
+                    position: mesh.positions.get(v).copied().unwrap_or_default(),
+                    normal: mesh.normals.get(v).copied().unwrap_or([0.0, 1.0, 0.0]),
+                    uv: mesh.uvs.get(v).copied().unwrap_or_default(),
+                    joints0: widen(mesh.joints.get(v)),
+                    weights0: mesh.weights.get(v).copied().unwrap_or_default(),
+                    joints1: widen(mesh.joints_extra.get(v)),
+                    weights1: mesh.weights_extra.get(v).copied().unwrap_or_default(),
+                }
+            })
+            .collect();
+        let device = &self.device;
+        let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("vertices"),
+            contents: bytemuck::cast_slice(&vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("indices"),
+            contents: bytemuck::cast_slice(&mesh.indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        let palette = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("joint matrices"),
+            size: 64 * mesh.joints_used.len().max(1) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let material = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("material"),
+            contents: bytemuck::bytes_of(material),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("mesh"),
+            layout: &self.mesh_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: palette.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: material.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::TextureView(texture),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+            ],
+        });
+        GpuMesh {
+            vertices,
+            indices,
+            index_count: u32::try_from(mesh.indices.len()).unwrap_or(u32::MAX),
+            palette,
+            group,
+        }
+    }
+}
+
+pub(super) fn upload_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    image: &Image,
+) -> wgpu::TextureView {
+    let texture = device.create_texture_with_data(
+        queue,
+        &wgpu::TextureDescriptor {
+            label: Some("base colour"),
+            size: wgpu::Extent3d {
+                width: image.width(),
+                height: image.height(),
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        image.rgba(),
+    );
+    texture.create_view(&wgpu::TextureViewDescriptor::default())
+}

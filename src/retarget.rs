@@ -66,7 +66,7 @@ pub fn retarget(
         None => RigMapping::detect()?,
     };
     mapping.attach(&mut source, anim)?;
-    let clip = pick(&source, options.clip.as_deref(), anim)?;
+    let clip = source.clip_or_error(options.clip.as_deref(), anim)?;
 
     if !input_format(model)?.is_gltf_family() {
         return Err(Error::unsupported(format!(
@@ -178,22 +178,6 @@ pub fn retarget(
         format: target_format,
         bytes_written: written.bytes,
         diagnostics,
-    })
-}
-
-fn pick<'a>(asset: &'a crate::Asset, name: Option<&str>, file: &Path) -> Result<&'a Clip, Error> {
-    asset.clip(name).ok_or_else(|| {
-        let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
-        Error::unsupported(format!(
-            "{}: no clip {}(clips: {})",
-            file.display(),
-            name.map_or_else(String::new, |n| format!("named {n:?} ")),
-            if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.join(", ")
-            }
-        ))
     })
 }
 

@@ -146,12 +146,7 @@ impl Character {
                 diagnostics,
             )?),
             None => match options.clip.as_deref() {
-                Some(name) => Some(
-                    asset
-                        .clip(Some(name))
-                        .cloned()
-                        .ok_or_else(|| no_clip(&asset, Some(name), path))?,
-                ),
+                Some(name) => Some(asset.clip_or_error(Some(name), path)?.clone()),
                 None => asset.clip(None).cloned(),
             },
         };
@@ -351,24 +346,8 @@ fn retargeted(
     if asset.humanoids.is_empty() {
         mapping.attach(asset, path)?;
     }
-    let picked = source
-        .clip(clip)
-        .ok_or_else(|| no_clip(&source, clip, anim))?;
+    let picked = source.clip_or_error(clip, anim)?;
     crate::retarget::bake(&source, picked, asset, None, diagnostics)
-}
-
-fn no_clip(asset: &Asset, name: Option<&str>, file: &Path) -> Error {
-    let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
-    Error::unsupported(format!(
-        "{}: no clip {}(clips: {})",
-        file.display(),
-        name.map_or_else(String::new, |n| format!("named {n:?} ")),
-        if names.is_empty() {
-            "none".to_owned()
-        } else {
-            names.join(", ")
-        }
-    ))
 }
 
 /// The joints worth drawing: the skin joints and the humanoid bones, or every joint of a file

@@ -17,11 +17,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
 use super::accessor;
 use super::json::{Accessor, Index};
-use super::meshes::{material, triangle_list, Dropped, COMPRESSION};
+use super::meshes::{material, triangle_list, triangle_mode, Dropped};
 use super::Document;
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error, Location};
@@ -69,16 +67,10 @@ pub fn bind_meshes(
         };
         for (p, primitive) in mesh.primitives.iter().enumerate() {
             let pointer = format!("/meshes/{m}/primitives/{p}");
-            let compressed = primitive
-                .other
-                .get("extensions")
-                .and_then(Value::as_object)
-                .is_some_and(|e| COMPRESSION.iter().any(|c| e.contains_key(*c)));
-            let mode = primitive.mode.unwrap_or(4);
-            if compressed || !matches!(mode, 4..=6) {
+            let Some(mode) = triangle_mode(primitive) else {
                 dropped.primitives += 1;
                 continue;
-            }
+            };
             morph_targets += primitive.targets.len();
             let Some(mut out) = read_primitive(document, primitive, mode, &pointer)? else {
                 dropped.primitives += 1;

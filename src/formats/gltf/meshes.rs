@@ -51,6 +51,18 @@ pub(super) const COMPRESSION: [&str; 3] = [
     "KHR_meshopt_compression",
 ];
 
+/// The primitive's mode when this reader can draw it as triangles (4, 5, 6: list, strip,
+/// fan) and its vertex data is not compressed; `None` otherwise (dropped, counted).
+pub(super) fn triangle_mode(primitive: &super::json::Primitive) -> Option<u32> {
+    let compressed = primitive
+        .other
+        .get("extensions")
+        .and_then(Value::as_object)
+        .is_some_and(|e| COMPRESSION.iter().any(|c| e.contains_key(*c)));
+    let mode = primitive.mode.unwrap_or(4);
+    (!compressed && matches!(mode, 4..=6)).then_some(mode)
+}
+
 /// Every primitive of `document` as a mesh at the rest pose of `asset` (read from the same
 /// document: its joints are the document's nodes).
 ///
@@ -114,16 +126,10 @@ pub fn rest_meshes_with_nodes(
             .and_then(|s| Some((s.as_usize(), scene.skins.get(s.as_usize())?)));
         for (p, primitive) in mesh.primitives.iter().enumerate() {
             let here = format!("/meshes/{m}/primitives/{p}");
-            let compressed = primitive
-                .other
-                .get("extensions")
-                .and_then(Value::as_object)
-                .is_some_and(|e| COMPRESSION.iter().any(|c| e.contains_key(*c)));
-            let mode = primitive.mode.unwrap_or(4);
-            if compressed || !matches!(mode, 4..=6) {
+            let Some(mode) = triangle_mode(primitive) else {
                 dropped.primitives += 1;
                 continue;
-            }
+            };
             let Some(position) = primitive.attributes.get("POSITION") else {
                 continue;
             };

@@ -12,7 +12,7 @@ struct Globals {
     ground_color: vec4<f32>,
     grid_color: vec4<f32>,
     background: vec4<f32>,
-    // xy: the picture's size in pixels; z: 1 for the silhouette pass (meshes flat white).
+    // xy: the picture's size in pixels.
     viewport: vec4<f32>,
 };
 
@@ -20,7 +20,7 @@ struct Globals {
 
 struct Material {
     base_color: vec4<f32>,
-    // x: alpha cutoff (fragments below are discarded).
+    // x: alpha cutoff (MASK: fragments below are discarded).
     alpha: vec4<f32>,
 };
 
@@ -62,22 +62,44 @@ fn vs_mesh(v: MeshIn) -> MeshOut {
     return out;
 }
 
-@fragment
-fn fs_mesh(in: MeshOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+// The lit, textured colour of a mesh fragment (alpha: the material's times the texture's).
+fn shade(in: MeshOut, front: bool) -> vec4<f32> {
     let color = material.base_color * textureSample(base_texture, base_sampler, in.uv);
-    if globals.viewport.z > 0.5 {
-        return vec4<f32>(1.0, 1.0, 1.0, 1.0);
-    }
-    if color.a < material.alpha.x {
-        discard;
-    }
     var n = normalize(in.normal);
     if !front {
         n = -n;
     }
     // Lambert with ambient; both sides of a thin surface are lit alike.
     let diffuse = abs(dot(n, globals.light_dir.xyz));
-    return vec4<f32>(color.rgb * (0.3 + 0.7 * diffuse), 1.0);
+    return vec4<f32>(color.rgb * (0.3 + 0.7 * diffuse), color.a);
+}
+
+// Opaque materials: no discard, so the rasteriser can test depth before shading.
+@fragment
+fn fs_mesh_opaque(in: MeshOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return vec4<f32>(shade(in, front).rgb, 1.0);
+}
+
+// Alpha-tested materials (glTF MASK): fragments below the cutoff are discarded.
+@fragment
+fn fs_mesh_mask(in: MeshOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    let color = shade(in, front);
+    if color.a < material.alpha.x {
+        discard;
+    }
+    return vec4<f32>(color.rgb, 1.0);
+}
+
+// Blended materials (glTF BLEND): drawn after the others, over them.
+@fragment
+fn fs_mesh_blend(in: MeshOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return shade(in, front);
+}
+
+// The silhouette pass: every triangle flat white, both faces, no alpha test.
+@fragment
+fn fs_silhouette(in: MeshOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(1.0, 1.0, 1.0, 1.0);
 }
 
 struct GroundOut {

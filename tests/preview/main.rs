@@ -10,6 +10,7 @@ mod blend;
 mod cli;
 #[cfg(feature = "corpus")]
 mod corpus;
+mod faces;
 mod mannequin;
 mod reference;
 

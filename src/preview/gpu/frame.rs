@@ -5,7 +5,8 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
-use super::upload::GpuCharacter;
+use super::pipelines::{Alpha, MeshStyle};
+use super::upload::{GpuCharacter, GpuMesh};
 use super::{
     linear_rgba, Ground, Layers, Renderer, BACKGROUND, COLOR_FORMAT, DEPTH_FORMAT, GRID, GROUND,
 };
@@ -82,12 +83,7 @@ impl Renderer {
             ground_color: linear_rgba(GROUND),
             grid_color: linear_rgba(GRID),
             background: linear_rgba(BACKGROUND),
-            viewport: [
-                width as f32,
-                height as f32,
-                if layers.silhouette { 1.0 } else { 0.0 },
-                0.0,
-            ],
+            viewport: [width as f32, height as f32, 0.0, 0.0],
         };
         self.queue
             .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
@@ -164,8 +160,30 @@ impl Renderer {
                 pass.draw(0..6, 0..1);
             }
             if layers.meshes {
-                pass.set_pipeline(&self.mesh_pipeline);
-                for mesh in &gpu.meshes {
+                // Opaque and alpha-tested meshes first, blended ones over them.
+                let mut order: Vec<(&GpuMesh, MeshStyle)> = gpu
+                    .meshes
+                    .iter()
+                    .map(|m| {
+                        let style = if layers.silhouette {
+                            MeshStyle::Silhouette
+                        } else {
+                            m.style
+                        };
+                        (m, style)
+                    })
+                    .collect();
+                order.sort_by_key(|(_, style)| {
+                    matches!(
+                        style,
+                        MeshStyle::Material {
+                            alpha: Alpha::Blend,
+                            ..
+                        }
+                    )
+                });
+                for (mesh, style) in order {
+                    pass.set_pipeline(self.mesh_pipelines.get(&self.device, style));
                     pass.set_bind_group(1, &mesh.group, &[]);
                     pass.set_vertex_buffer(0, mesh.vertices.slice(..));
                     pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);

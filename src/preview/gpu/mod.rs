@@ -5,7 +5,8 @@
 //! Backends: Vulkan first, then GL (through EGL); `WGPU_BACKEND` (`vulkan`, `gl`) is honoured
 //! when no backend is asked for. With no adapter at all, [`Renderer::new`] says so.
 //!
-//! - `pipelines`: the device, the shaders and the three pipelines (meshes, ground, overlay);
+//! - `pipelines`: the device, the shaders and the pipelines (meshes in each style, ground,
+//!   overlay);
 //! - `upload`: a character's meshes, materials and textures put on the GPU;
 //! - `frame`: one picture rendered and read back.
 
@@ -102,7 +103,7 @@ pub struct Renderer {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     samples: u32,
-    mesh_pipeline: wgpu::RenderPipeline,
+    mesh_pipelines: pipelines::MeshPipelines,
     ground_pipeline: wgpu::RenderPipeline,
     overlay_pipeline: wgpu::RenderPipeline,
     globals: wgpu::Buffer,

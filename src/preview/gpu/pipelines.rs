@@ -1,7 +1,10 @@
-//! The device, the shaders and the three pipelines: skinned meshes, the ground, the overlay.
+//! The device, the shaders and the pipelines: skinned meshes (one per [`MeshStyle`]: faces
+//! culled or not, opaque, alpha-tested or blended, and the silhouette pass), the ground, the
+//! overlay.
 
 use super::frame::{Globals, OverlayVertex};
 use super::upload::{upload_texture, Vertex};
+
 use super::{Renderer, COLOR_FORMAT, DEPTH_FORMAT};
 use crate::error::Error;
 use crate::preview::image::Image;
@@ -124,92 +127,47 @@ impl Renderer {
                 bind_group_layouts: &[Some(&globals_layout)],
                 immediate_size: 0,
             });
-        let vertex_attributes = wgpu::vertex_attr_array![
-            0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint32x4,
-            4 => Float32x4, 5 => Uint32x4, 6 => Float32x4
-        ];
         let overlay_attributes = wgpu::vertex_attr_array![0 => Float32x2, 1 => Float32x4];
-        let pipeline = |label: &str,
-                        layout: &wgpu::PipelineLayout,
-                        vs: &str,
-                        fs: &str,
-                        buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
-                        depth: bool| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module: &shader,
-                    entry_point: Some(vs),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    buffers,
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    cull_mode: None,
-                    ..wgpu::PrimitiveState::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(depth),
-                    depth_compare: Some(if depth {
-                        wgpu::CompareFunction::Less
-                    } else {
-                        wgpu::CompareFunction::Always
-                    }),
-                    stencil: wgpu::StencilState::default(),
-                    bias: wgpu::DepthBiasState::default(),
-                }),
-                multisample: wgpu::MultisampleState {
-                    count: samples,
-                    ..wgpu::MultisampleState::default()
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: &shader,
-                    entry_point: Some(fs),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: COLOR_FORMAT,
-                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
+        let ground_pipeline = build(
+            &device,
+            &Spec {
+                label: "ground",
+                shader: &shader,
+                layout: &globals_pipeline_layout,
+                vs: "vs_ground",
+                fs: "fs_ground",
+                buffers: &[],
+                depth: Depth::TestAndWrite,
+                cull_back: false,
+                blend: None,
+                samples,
+            },
+        );
+        let overlay_pipeline = build(
+            &device,
+            &Spec {
+                label: "overlay",
+                shader: &shader,
+                layout: &globals_pipeline_layout,
+                vs: "vs_overlay",
+                fs: "fs_overlay",
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<OverlayVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &overlay_attributes,
+                })],
+                depth: Depth::Ignore,
+                cull_back: false,
+                blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                samples,
+            },
+        );
+        let mesh_pipelines = MeshPipelines {
+            shader,
+            layout: mesh_pipeline_layout,
+            samples,
+            built: Default::default(),
         };
-        let mesh_pipeline = pipeline(
-            "meshes",
-            &mesh_pipeline_layout,
-            "vs_mesh",
-            "fs_mesh",
-            &[Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<Vertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &vertex_attributes,
-            })],
-            true,
-        );
-        let ground_pipeline = pipeline(
-            "ground",
-            &globals_pipeline_layout,
-            "vs_ground",
-            "fs_ground",
-            &[],
-            true,
-        );
-        let overlay_pipeline = pipeline(
-            "overlay",
-            &globals_pipeline_layout,
-            "vs_overlay",
-            "fs_overlay",
-            &[Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<OverlayVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &overlay_attributes,
-            })],
-            false,
-        );
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("base colour"),
             address_mode_u: wgpu::AddressMode::Repeat,
@@ -224,7 +182,7 @@ impl Renderer {
             queue,
             info,
             samples,
-            mesh_pipeline,
+            mesh_pipelines,
             ground_pipeline,
             overlay_pipeline,
             globals,
@@ -235,4 +193,169 @@ impl Renderer {
             targets: None,
         })
     }
+}
+
+/// How a mesh's triangles are drawn: which faces, and what its material's alpha does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum MeshStyle {
+    /// A material's triangles: back faces culled unless `double_sided`.
+    Material {
+        /// Whether back faces are drawn (glTF `doubleSided`).
+        double_sided: bool,
+        /// What alpha does.
+        alpha: Alpha,
+    },
+    /// The silhouette pass: every triangle, both faces, flat white.
+    Silhouette,
+}
+
+/// What a material's alpha does (glTF `alphaMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Alpha {
+    /// Ignored.
+    Opaque,
+    /// Fragments below the cutoff discarded.
+    Mask,
+    /// Blended over what is behind; drawn after the others, testing depth but not writing it.
+    Blend,
+}
+
+impl MeshStyle {
+    /// Where the style's pipeline is kept in [`MeshPipelines`].
+    fn slot(self) -> usize {
+        match self {
+            MeshStyle::Silhouette => 6,
+            MeshStyle::Material {
+                double_sided,
+                alpha,
+            } => usize::from(double_sided) * 3 + alpha as usize,
+        }
+    }
+}
+
+/// The mesh pipelines, one per [`MeshStyle`], each compiled the first time a mesh needs it
+/// (a software rasteriser takes tens of milliseconds a pipeline).
+pub(super) struct MeshPipelines {
+    shader: wgpu::ShaderModule,
+    layout: wgpu::PipelineLayout,
+    samples: u32,
+    built: [std::sync::OnceLock<wgpu::RenderPipeline>; 7],
+}
+
+impl MeshPipelines {
+    /// The pipeline that draws meshes in `style`.
+    pub(super) fn get(&self, device: &wgpu::Device, style: MeshStyle) -> &wgpu::RenderPipeline {
+        self.built[style.slot()].get_or_init(|| {
+            let attributes = wgpu::vertex_attr_array![
+                0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint32x4,
+                4 => Float32x4, 5 => Uint32x4, 6 => Float32x4
+            ];
+            let (fs, depth, cull_back, blend) = match style {
+                MeshStyle::Silhouette => ("fs_silhouette", Depth::TestAndWrite, false, None),
+                MeshStyle::Material {
+                    double_sided,
+                    alpha,
+                } => match alpha {
+                    Alpha::Opaque => ("fs_mesh_opaque", Depth::TestAndWrite, !double_sided, None),
+                    Alpha::Mask => ("fs_mesh_mask", Depth::TestAndWrite, !double_sided, None),
+                    Alpha::Blend => (
+                        "fs_mesh_blend",
+                        Depth::Test,
+                        !double_sided,
+                        Some(wgpu::BlendState::ALPHA_BLENDING),
+                    ),
+                },
+            };
+            build(
+                device,
+                &Spec {
+                    label: "meshes",
+                    shader: &self.shader,
+                    layout: &self.layout,
+                    vs: "vs_mesh",
+                    fs,
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<Vertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &attributes,
+                    })],
+                    depth,
+                    cull_back,
+                    blend,
+                    samples: self.samples,
+                },
+            )
+        })
+    }
+}
+
+/// What a pipeline does with the depth buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    TestAndWrite,
+    Test,
+    Ignore,
+}
+
+/// One render pipeline's description.
+struct Spec<'a> {
+    label: &'a str,
+    shader: &'a wgpu::ShaderModule,
+    layout: &'a wgpu::PipelineLayout,
+    vs: &'a str,
+    fs: &'a str,
+    buffers: &'a [Option<wgpu::VertexBufferLayout<'a>>],
+    depth: Depth,
+    cull_back: bool,
+    /// `None` writes the colour as it is: cheaper than blending on a software rasteriser,
+    /// which would read every covered pixel back.
+    blend: Option<wgpu::BlendState>,
+    samples: u32,
+}
+
+fn build(device: &wgpu::Device, spec: &Spec<'_>) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(spec.label),
+        layout: Some(spec.layout),
+        vertex: wgpu::VertexState {
+            module: spec.shader,
+            entry_point: Some(spec.vs),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            buffers: spec.buffers,
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            // Counter-clockwise fronts (glTF); the readers reverse mirrored meshes' winding.
+            front_face: wgpu::FrontFace::Ccw,
+            cull_mode: spec.cull_back.then_some(wgpu::Face::Back),
+            ..wgpu::PrimitiveState::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(spec.depth == Depth::TestAndWrite),
+            depth_compare: Some(if spec.depth == Depth::Ignore {
+                wgpu::CompareFunction::Always
+            } else {
+                wgpu::CompareFunction::Less
+            }),
+            stencil: wgpu::StencilState::default(),
+            bias: wgpu::DepthBiasState::default(),
+        }),
+        multisample: wgpu::MultisampleState {
+            count: spec.samples,
+            ..wgpu::MultisampleState::default()
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: spec.shader,
+            entry_point: Some(spec.fs),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: COLOR_FORMAT,
+                blend: spec.blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
+use super::pipelines::{Alpha, MeshStyle};
 use super::{linear_rgba, Renderer, DEFAULT_BASE};
 use crate::error::Diagnostics;
 use crate::model::mesh::{AlphaMode, SkinnedMesh};
@@ -23,6 +24,7 @@ pub(super) struct GpuMesh {
     pub(super) index_count: u32,
     pub(super) palette: wgpu::Buffer,
     pub(super) group: wgpu::BindGroup,
+    pub(super) style: MeshStyle,
 }
 
 #[repr(C)]
@@ -100,7 +102,7 @@ impl Renderer {
                             match m.alpha_mode {
                                 AlphaMode::Opaque => 0.0,
                                 AlphaMode::Mask(cutoff) => cutoff,
-                                AlphaMode::Blend => 0.1,
+                                AlphaMode::Blend => 0.0,
                             },
                             0.0,
                             0.0,
@@ -112,7 +114,18 @@ impl Renderer {
                         alpha: [0.0; 4],
                     },
                 };
-                self.upload_mesh(mesh, &uniform, view.as_ref().unwrap_or(&self.white))
+                // No material is glTF's default material, and VRML's `solid TRUE`: one-sided.
+                let style = MeshStyle::Material {
+                    double_sided: material.is_some_and(|m| m.double_sided),
+                    alpha: match material.map(|m| m.alpha_mode) {
+                        Some(AlphaMode::Mask(_)) => Alpha::Mask,
+                        Some(AlphaMode::Blend) => Alpha::Blend,
+                        Some(AlphaMode::Opaque) | None => Alpha::Opaque,
+                    },
+                };
+                // The pipeline is compiled now rather than in the first frame.
+                self.mesh_pipelines.get(&self.device, style);
+                self.upload_mesh(mesh, &uniform, view.as_ref().unwrap_or(&self.white), style)
             })
             .collect();
         GpuCharacter { meshes }
@@ -123,6 +136,7 @@ impl Renderer {
         mesh: &SkinnedMesh,
         material: &MaterialUniform,
         texture: &wgpu::TextureView,
+        style: MeshStyle,
     ) -> GpuMesh {
         let vertices: Vec<Vertex> = (0..mesh.positions.len())
             .map(|v| {
@@ -188,6 +202,7 @@ impl Renderer {
             index_count: u32::try_from(mesh.indices.len()).unwrap_or(u32::MAX),
             palette,
             group,
+            style,
         }
     }
 }

@@ -238,6 +238,9 @@ enum Command {
         /// Draw the skeleton on the CPU (no GPU needed; no meshes).
         #[arg(long)]
         skeleton_only: bool,
+        /// Replace an existing output file.
+        #[arg(long)]
+        force: bool,
         /// Print the adapter used.
         #[arg(short, long)]
         verbose: bool,
@@ -555,6 +558,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             compare,
             backend,
             skeleton_only,
+            force,
             verbose,
         } => {
             let usage = |message: String| CliError::from(humanoid::Error::unsupported(message));
@@ -577,6 +581,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     .parse()
                     .map_err(|e| usage(format!("--backend: {e}")))?,
                 skeleton_only,
+                force,
             };
             preview::run(&mut out, &file, &output, &options, verbose)
         }

@@ -1,6 +1,6 @@
 //! `humanoid preview FILE -o OUT.png|OUT.gif [--anim ANIM] [--clip NAME] [--time T] [--view V]
 //! [--size WxH] [--frames N | --fps F] [--sheet] [--compare OTHER] [--backend B]
-//! [--skeleton-only] [-v]`.
+//! [--skeleton-only] [--force] [-v]`.
 
 use std::io::Write;
 use std::path::Path;

@@ -73,6 +73,8 @@ pub struct PreviewOptions {
     pub backend: Backend,
     /// Draw the skeleton on the CPU, without a GPU (no meshes).
     pub skeleton_only: bool,
+    /// Replace an existing output file.
+    pub force: bool,
 }
 
 impl Default for PreviewOptions {
@@ -89,6 +91,7 @@ impl Default for PreviewOptions {
             compare: None,
             backend: Backend::Auto,
             skeleton_only: false,
+            force: false,
         }
     }
 }
@@ -248,11 +251,12 @@ enum Output {
 }
 
 /// Renders `input` to `output` (`.png`: one picture or, with `sheet`, a contact sheet; `.gif`:
-/// an animation) and writes it through a temporary file. An existing output is replaced; an
-/// input is never written to.
+/// an animation) and writes it through a temporary file. An existing output is replaced only
+/// with `force`; an input is never written to.
 ///
 /// # Errors
-/// The output is not `.png` or `.gif`, or is an input; a file cannot be read; the clip does not
+/// The output is not `.png` or `.gif`, is an input, or exists (without `force`); a file cannot
+/// be read; the clip does not
 /// exist; a mesh is refused ([`Character::check`]); no GPU adapter and not `skeleton_only`;
 /// writing fails.
 pub fn preview(
@@ -285,6 +289,12 @@ pub fn preview(
                 output.display()
             )));
         }
+    }
+    if output.exists() && !options.force {
+        return Err(Error::unsupported(format!(
+            "{}: the output exists; pass --force to replace it",
+            output.display()
+        )));
     }
     if options.width == 0 || options.height == 0 || options.width > 8192 || options.height > 8192 {
         return Err(Error::unsupported(format!(

@@ -162,3 +162,41 @@ fn a_gif_of_the_walk_on_the_gpu() {
     let reader = decoder.read_info().unwrap();
     assert_eq!((reader.info().width, reader.info().height), (128, 96));
 }
+
+#[test]
+fn an_existing_output_is_replaced_only_with_force() {
+    let dir = temp();
+    let model = mannequin(dir.path());
+    let out = dir.path().join("kept.png");
+    std::fs::write(&out, b"someone's picture").unwrap();
+    let preview = |force: bool| {
+        let mut command = humanoid();
+        command
+            .args([
+                "preview",
+                model.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .args(["--skeleton-only", "--size", "32x32"]);
+        if force {
+            command.arg("--force");
+        }
+        command.output().unwrap()
+    };
+    let run = preview(false);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("kept.png") && stderr.contains("the output exists; pass --force"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), b"someone's picture");
+    let run = preview(true);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
+}

@@ -156,3 +156,118 @@ fn blend_mixes_with_the_background() {
         );
     }
 }
+
+/// An 8×8 PNG in four 4×4 quadrants: red top left, green top right, blue bottom left, white
+/// bottom right (glTF's UV origin is the top left).
+fn quadrants_png() -> Vec<u8> {
+    let mut rgba = Vec::new();
+    for y in 0..8 {
+        for x in 0..8 {
+            rgba.extend(match (x < 4, y < 4) {
+                (true, true) => [255, 0, 0, 255],
+                (false, true) => [0, 255, 0, 255],
+                (true, false) => [0, 0, 255, 255],
+                (false, false) => [255, 255, 255, 255],
+            });
+        }
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, 8, 8);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(&rgba).unwrap();
+    writer.finish().unwrap();
+    out
+}
+
+/// The front square with the quadrants texture over it (UV (0, 0) at its top left), its
+/// texture info carrying `extensions`.
+fn textured_centre_pixel(extensions: serde_json::Value) -> Option<[u8; 4]> {
+    let mut painter = gpu()?;
+    let dir = temp();
+    let path = dir.path().join("textured.glb");
+    let image = quadrants_png();
+    let mut bin = floats(&[-0.5, 0.0, 0.0, 0.5, 0.0, 0.0, 0.5, 1.0, 0.0, -0.5, 1.0, 0.0]);
+    bin.extend(floats(&[0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]));
+    bin.extend([0u16, 1, 2, 0, 2, 3].iter().flat_map(|i| i.to_le_bytes()));
+    let image_offset = bin.len();
+    bin.extend(&image);
+    let json = json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["KHR_texture_transform"],
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"name": "square", "mesh": 0}],
+        "meshes": [{"primitives": [{
+            "attributes": {"POSITION": 0, "TEXCOORD_0": 1},
+            "indices": 2,
+            "material": 0
+        }]}],
+        "materials": [{"pbrMetallicRoughness": {
+            "baseColorTexture": {"index": 0, "extensions": extensions}
+        }}],
+        "samplers": [{"magFilter": 9728, "minFilter": 9728}],
+        "textures": [{"source": 0, "sampler": 0}],
+        "images": [{"bufferView": 3, "mimeType": "image/png"}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3",
+             "min": [-0.5, 0.0, 0.0], "max": [0.5, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 4, "type": "VEC2"},
+            {"bufferView": 2, "componentType": 5123, "count": 6, "type": "SCALAR"}
+        ],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 48},
+            {"buffer": 0, "byteOffset": 48, "byteLength": 32},
+            {"buffer": 0, "byteOffset": 80, "byteLength": 12},
+            {"buffer": 0, "byteOffset": image_offset, "byteLength": image.len()}
+        ]
+    });
+    write_glb(&path, json, bin);
+    let character = Character::load(
+        &path,
+        &Default::default(),
+        &mut humanoid::Diagnostics::new(),
+    )
+    .expect("load");
+    let panel = Panel::new(character, View::Front, 64, 64, &[None]);
+    let uploaded = painter.upload(&panel, &mut humanoid::Diagnostics::new());
+    let layers = Layers {
+        meshes: true,
+        ground: false,
+        overlay: false,
+        silhouette: false,
+    };
+    let image = painter
+        .paint(&panel, &uploaded, None, layers)
+        .expect("render");
+    // A little off the centre, inside the top-right quadrant of the square.
+    Some(image.pixel(36, 28).expect("pixel"))
+}
+
+#[test]
+fn the_texture_transform_moves_the_texture() {
+    // Without a transform, the square's upper right shows the green quadrant.
+    let Some(plain) = textured_centre_pixel(json!({})) else {
+        return;
+    };
+    assert!(dominant(plain, 1), "green: {plain:?}");
+    // Scaled by a half and offset to the bottom-left quadrant, the whole square is blue.
+    let moved = textured_centre_pixel(json!({"KHR_texture_transform": {
+        "offset": [0.0, 0.5], "scale": [0.5, 0.5]
+    }}))
+    .unwrap();
+    assert!(dominant(moved, 2), "blue: {moved:?}");
+    // Turned a quarter: uv' = (v, −u). The pixel (u ≈ 0.6, v ≈ 0.4) reads (0.4, −0.6), that
+    // is (0.4, 0.4) wrapped: the red quadrant (the other sense would read white).
+    let turned = textured_centre_pixel(json!({"KHR_texture_transform": {
+        "rotation": std::f32::consts::FRAC_PI_2
+    }}))
+    .unwrap();
+    assert!(dominant(turned, 0), "red: {turned:?}");
+}
+
+/// Whether channel `c` is more than twice each of the other two.
+fn dominant(p: [u8; 4], c: usize) -> bool {
+    (0..3).all(|k| k == c || u16::from(p[c]) > 2 * u16::from(p[k]))
+}

@@ -89,11 +89,13 @@ pub fn bind_meshes(
             let material = primitive
                 .material
                 .map(|i| material(document, i.as_usize(), &mut images, &mut dropped));
-            let uv_set = material.as_ref().map_or(0, |(_, set)| *set);
+            let uv_source = material.as_ref().map(|(_, s)| *s).unwrap_or_default();
+            let uv_set = uv_source.set;
             out.material = material.map(|(m, _)| m);
             if let Some(uv) = primitive.attributes.get(&format!("TEXCOORD_{uv_set}")) {
                 let pointer = format!("{pointer}/attributes/TEXCOORD_{uv_set}");
                 out.uvs = vectors::<2>(document, uv, out.positions.len(), &pointer)?;
+                uv_source.transform(&mut out.uvs);
             }
             match &skin {
                 Some(skin) if primitive.attributes.get("JOINTS_0").is_some() => {

@@ -19,12 +19,12 @@
 //! Each mesh's inverse bind matrices are the inverse rest world matrices of its joints, so it
 //! draws unchanged at rest. Triangle strips and fans become triangle lists; a mirroring
 //! node matrix flips the winding back. The base colour, its texture (image bytes from a
-//! buffer view, a `data:` URI or a file beside the input) and `TEXCOORD_n` it reads are kept;
-//! so are morph targets: their position (and normal) deltas carried to the rest like the
+//! buffer view, a `data:` URI or a file beside the input) and `TEXCOORD_n` it reads are kept,
+//! with its `KHR_texture_transform` applied to them; so are morph targets: their position (and normal) deltas carried to the rest like the
 //! vertices (by the linear part of each vertex's blended matrix, or the node's world matrix;
 //! normal deltas by the normal matrix), named from `extras.targetNames`, with the node's
 //! `weights` (else the mesh's, else 0) as default weights. What has no place (vertex colours,
-//! other UV sets, texture transforms, other material channels, tangent deltas, points and
+//! other UV sets, other material channels, tangent deltas, points and
 //! lines) is dropped and reported.
 
 use std::collections::HashMap;
@@ -163,14 +163,16 @@ pub fn rest_meshes_with_nodes(
             let material = primitive
                 .material
                 .map(|i| material(document, i.as_usize(), &mut images, &mut dropped));
-            let uv_set = material.as_ref().map_or(0, |(_, set)| *set);
-            let uvs = match primitive.attributes.get(&format!("TEXCOORD_{uv_set}")) {
+            let uv_source = material.as_ref().map(|(_, s)| *s).unwrap_or_default();
+            let uv_set = uv_source.set;
+            let mut uvs = match primitive.attributes.get(&format!("TEXCOORD_{uv_set}")) {
                 Some(a) => accessor::read_f32(document, a)?
                     .chunks_exact(2)
                     .map(|c| [c[0], c[1]])
                     .collect::<Vec<_>>(),
                 None => Vec::new(),
             };
+            uv_source.transform(&mut uvs);
             let uvs = if uvs.len() == count { uvs } else { Vec::new() };
             for (semantic, _) in primitive.attributes.iter() {
                 let kept = matches!(semantic, "POSITION" | "NORMAL")
@@ -494,21 +496,89 @@ pub(super) fn triangle_list(indices: &[u32], mode: u32) -> Vec<u32> {
     }
 }
 
-/// Material `index` (its base colour, texture, sides, alpha mode) and the UV set its texture
-/// reads.
+/// Which texture coordinates a material's base-colour texture reads: the set, and the
+/// `KHR_texture_transform` applied to them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(super) struct UvSource {
+    /// `TEXCOORD_n`.
+    pub set: usize,
+    /// The transform (`None`: the coordinates as they are).
+    pub transform: Option<UvTransform>,
+}
+
+/// `KHR_texture_transform`: `uv' = T(offset) · R(rotation) · S(scale) · uv`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct UvTransform {
+    offset: [f32; 2],
+    rotation: f32,
+    scale: [f32; 2],
+}
+
+impl UvTransform {
+    /// The extension's object (`offset`, `rotation`, `scale`; absent fields their defaults);
+    /// `None` for the identity.
+    fn from_json(json: &Value) -> Option<UvTransform> {
+        let pair = |name: &str, default: f32| -> [f32; 2] {
+            let mut out = [default; 2];
+            if let Some(values) = json.get(name).and_then(Value::as_array) {
+                for (slot, v) in out.iter_mut().zip(values) {
+                    *slot = v.as_f64().map_or(default, |v| v as f32);
+                }
+            }
+            out
+        };
+        let transform = UvTransform {
+            offset: pair("offset", 0.0),
+            rotation: json.get("rotation").and_then(Value::as_f64).unwrap_or(0.0) as f32,
+            scale: pair("scale", 1.0),
+        };
+        let identity = UvTransform {
+            offset: [0.0; 2],
+            rotation: 0.0,
+            scale: [1.0; 2],
+        };
+        (transform != identity).then_some(transform)
+    }
+
+    /// The transformed coordinates (the extension's matrix, rotation counter-clockwise in UV
+    /// space with V down).
+    pub(super) fn apply(&self, [u, v]: [f32; 2]) -> [f32; 2] {
+        let (s, c) = self.rotation.sin_cos();
+        let (u, v) = (u * self.scale[0], v * self.scale[1]);
+        [
+            c * u + s * v + self.offset[0],
+            -s * u + c * v + self.offset[1],
+        ]
+    }
+}
+
+impl UvSource {
+    /// Applies the transform to `uvs` in place.
+    pub(super) fn transform(&self, uvs: &mut [[f32; 2]]) {
+        if let Some(t) = &self.transform {
+            for uv in uvs {
+                *uv = t.apply(*uv);
+            }
+        }
+    }
+}
+
+/// Material `index` (its base colour, texture, sides, alpha mode) and the texture coordinates
+/// its texture reads. A `KHR_texture_transform` on the base-colour texture is kept by applying
+/// it to those coordinates (the canonical mesh's `uvs` are the base colour's).
 pub(super) fn material(
     document: &Document,
     index: usize,
     images: &mut HashMap<usize, Option<Image>>,
     dropped: &mut Dropped,
-) -> (Material, usize) {
+) -> (Material, UvSource) {
     let Some(json) = document
         .root
         .other
         .get("materials")
         .and_then(|m| m.get(index))
     else {
-        return (Material::default(), 0);
+        return (Material::default(), UvSource::default());
     };
     let pbr = json.get("pbrMetallicRoughness");
     let mut base_color = [1.0f32; 4];
@@ -521,19 +591,19 @@ pub(super) fn material(
         }
     }
     let texture_info = pbr.and_then(|p| p.get("baseColorTexture"));
-    let set = texture_info
+    let transform_json = texture_info
+        .and_then(|t| t.get("extensions"))
+        .and_then(|e| e.get("KHR_texture_transform"));
+    // The extension's `texCoord` replaces the texture info's.
+    let set = transform_json
         .and_then(|t| t.get("texCoord"))
+        .or_else(|| texture_info.and_then(|t| t.get("texCoord")))
         .and_then(Value::as_u64)
         .unwrap_or(0) as usize;
-    if texture_info
-        .and_then(|t| t.get("extensions"))
-        .and_then(|e| e.get("KHR_texture_transform"))
-        .is_some()
-    {
-        dropped
-            .material_parts
-            .insert("KHR_texture_transform".into());
-    }
+    let uv_source = UvSource {
+        set,
+        transform: transform_json.and_then(UvTransform::from_json),
+    };
     for part in [
         "normalTexture",
         "occlusionTexture",
@@ -599,7 +669,7 @@ pub(super) fn material(
                 _ => AlphaMode::Opaque,
             },
         },
-        set,
+        uv_source,
     )
 }
 
@@ -648,6 +718,37 @@ mod tests {
         assert_eq!(triangle_list(&[0, 1, 2, 3], 5), [0, 1, 2, 2, 1, 3]);
         assert_eq!(triangle_list(&[0, 1, 2, 3], 6), [0, 1, 2, 0, 2, 3]);
         assert_eq!(triangle_list(&[0, 1, 2, 3, 4], 4), [0, 1, 2]);
+    }
+
+    #[test]
+    fn texture_transform_is_the_extensions_matrix() {
+        // KHR_texture_transform's definition: T(offset) · R(rotation) · S(scale), with
+        // R = [cos sin 0; −sin cos 0; 0 0 1] written by rows.
+        let json =
+            serde_json::json!({"offset": [0.25, -0.5], "rotation": 0.7, "scale": [2.0, 0.5]});
+        let t = UvTransform::from_json(&json).expect("not the identity");
+        let (s, c) = 0.7f32.sin_cos();
+        let matrix = glam::Mat3::from_translation(glam::Vec2::new(0.25, -0.5))
+            * glam::Mat3::from_cols(
+                glam::Vec3::new(c, -s, 0.0),
+                glam::Vec3::new(s, c, 0.0),
+                glam::Vec3::Z,
+            )
+            * glam::Mat3::from_scale(glam::Vec2::new(2.0, 0.5));
+        for uv in [[0.0, 0.0], [1.0, 0.0], [0.3, 0.8], [-2.0, 5.0]] {
+            let expected = matrix.transform_point2(glam::Vec2::from(uv));
+            let got = glam::Vec2::from(t.apply(uv));
+            assert!(
+                (got - expected).length() < 1e-6,
+                "{uv:?}: {got} vs {expected}"
+            );
+        }
+        let identity = serde_json::json!({"offset": [0, 0], "scale": [1, 1]});
+        assert_eq!(UvTransform::from_json(&identity), None);
+        assert_eq!(
+            UvTransform::from_json(&serde_json::json!({"texCoord": 1})),
+            None
+        );
     }
 
     #[test]

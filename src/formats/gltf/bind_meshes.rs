@@ -13,17 +13,21 @@
 //!   skipped (reported); a missing `NORMAL` is computed from the triangles; weights that do not
 //!   sum to 1 are scaled to (reported); a vertex weighted to nothing follows the skin's first
 //!   joint (reported). Materials as [`meshes`](super::meshes) reads them (base colour, its
-//!   texture's encoded image, sides, alpha mode). Morph targets are not applied (reported).
+//!   texture's encoded image, sides, alpha mode).
+//! - Morph targets: each primitive's position (and normal) deltas as stored, in the same space
+//!   as its positions, with the targets' names and default weights (the node's `weights`, else
+//!   the mesh's); a `weights` channel animates them through the node
+//!   ([`bind_meshes_with_nodes`] says which node's joint draws each mesh).
 
 use std::collections::HashMap;
 
 use super::accessor;
 use super::json::{Accessor, Index};
 use super::meshes::{material, triangle_list, triangle_mode, Dropped};
-use super::Document;
+use super::{morph, Document};
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error, Location};
-use crate::model::mesh::{Image, SkinnedMesh};
+use crate::model::mesh::{Image, MorphTarget, SkinnedMesh};
 use crate::model::skeleton::JointId;
 
 /// Every triangle primitive that a node of `document` holds, skinned to the joints of `asset`
@@ -38,6 +42,20 @@ pub fn bind_meshes(
     asset: &Asset,
     diagnostics: &mut Diagnostics,
 ) -> Result<Vec<SkinnedMesh>, Error> {
+    bind_meshes_with_nodes(document, asset, diagnostics)
+        .map(|meshes| meshes.into_iter().map(|(mesh, _)| mesh).collect())
+}
+
+/// As [`bind_meshes`], each mesh with the joint of the node that draws it (the target of the
+/// `weights` channels that animate its morph targets).
+///
+/// # Errors
+/// As [`bind_meshes`].
+pub fn bind_meshes_with_nodes(
+    document: &Document,
+    asset: &Asset,
+    diagnostics: &mut Diagnostics,
+) -> Result<Vec<(SkinnedMesh, JointId)>, Error> {
     let root = &document.root;
     let mut joint_of_node: Vec<Option<JointId>> = vec![None; root.nodes.len()];
     for joint in asset.skeleton.joints() {
@@ -48,7 +66,6 @@ pub fn bind_meshes(
     let joint = |node: usize| joint_of_node.get(node).copied().flatten();
     let mut images: HashMap<usize, Option<Image>> = HashMap::new();
     let mut dropped = Dropped::default();
-    let mut morph_targets = 0;
     let mut meshes = Vec::new();
     for (n, node) in root.nodes.iter().enumerate() {
         let Some(mesh_index) = node.mesh else {
@@ -71,11 +88,23 @@ pub fn bind_meshes(
                 dropped.primitives += 1;
                 continue;
             };
-            morph_targets += primitive.targets.len();
             let Some(mut out) = read_primitive(document, primitive, mode, &pointer)? else {
                 dropped.primitives += 1;
                 continue;
             };
+            let count = out.positions.len();
+            let targets =
+                morph::read_targets(document, &primitive.targets, count, &pointer, &mut dropped)?;
+            out.morph_weights = morph::default_weights(node, mesh, targets.len());
+            out.morph_targets = targets
+                .into_iter()
+                .enumerate()
+                .map(|(t, target)| MorphTarget {
+                    name: morph::target_name(mesh, t),
+                    positions: target.positions,
+                    normals: target.normals.unwrap_or_default(),
+                })
+                .collect();
             let name = mesh
                 .name
                 .clone()
@@ -111,7 +140,6 @@ pub fn bind_meshes(
                             format!("node {n} has a skin, but this primitive has no JOINTS_0: drawn rigidly with the node"),
                         );
                     }
-                    let count = out.positions.len();
                     out.joints = vec![[0; 4]; count];
                     out.weights = vec![[1.0, 0.0, 0.0, 0.0]; count];
                     out.joints_used = vec![node_joint];
@@ -119,17 +147,10 @@ pub fn bind_meshes(
                     out.rigid = true;
                 }
             }
-            meshes.push(out);
+            meshes.push((out, node_joint));
         }
     }
     dropped.report(diagnostics);
-    if morph_targets > 0 {
-        diagnostics.info(
-            "MESH_MORPH_TARGETS_NOT_DRAWN",
-            "",
-            format!("{morph_targets} morph target(s) not applied: the base shapes are drawn"),
-        );
-    }
     Ok(meshes)
 }
 

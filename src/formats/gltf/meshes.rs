@@ -36,6 +36,7 @@ use serde_json::Value;
 use super::accessor;
 use super::document::Document;
 use super::json::Get;
+use super::morph;
 use super::rest::scene::{influences_of, Scene};
 use super::uri::{self, Uri};
 use crate::asset::Asset;
@@ -183,29 +184,11 @@ pub fn rest_meshes_with_nodes(
                     *dropped.attributes.entry(semantic.to_owned()).or_default() += 1;
                 }
             }
-            let mut targets: Vec<(Vec<DVec3>, Option<Vec<DVec3>>)> = Vec::new();
-            for target in &primitive.targets {
-                let read = |semantic: &str| -> Result<Option<Vec<DVec3>>, Error> {
-                    match target.get(semantic) {
-                        Some(a) => Ok(Some(vec3s(&accessor::read_f32(document, a)?))),
-                        None => Ok(None),
-                    }
-                };
-                let positions = read("POSITION")?.unwrap_or_else(|| vec![DVec3::ZERO; count]);
-                let normals = read("NORMAL")?;
-                if positions.len() != count || normals.as_ref().is_some_and(|n| n.len() != count) {
-                    return Err(invalid(format!(
-                        "a morph target's deltas are not one per vertex ({count})"
-                    )));
-                }
-                if target.get("TANGENT").is_some() {
-                    *dropped
-                        .attributes
-                        .entry("TANGENT (morph target)".to_owned())
-                        .or_default() += 1;
-                }
-                targets.push((positions, normals));
-            }
+            let targets: Vec<(Vec<DVec3>, Option<Vec<DVec3>>)> =
+                morph::read_targets(document, &primitive.targets, count, &here, &mut dropped)?
+                    .into_iter()
+                    .map(|t| (widen(&t.positions), t.normals.as_deref().map(widen)))
+                    .collect();
             // Per vertex, the linear maps that carry position and normal deltas to the rest.
             let mut carriers: Vec<(glam::DMat3, glam::DMat3)> = Vec::new();
             let influences = match skin {
@@ -331,16 +314,7 @@ pub fn rest_meshes_with_nodes(
                 }
             }
             built.indices = triangles;
-            let names = mesh
-                .other
-                .get("extras")
-                .and_then(|e| e.get("targetNames"))
-                .and_then(Value::as_array);
-            let defaults: Vec<f64> = if node.weights.is_empty() {
-                mesh.weights.iter().map(|w| w.get()).collect()
-            } else {
-                node.weights.iter().map(|w| w.get()).collect()
-            };
+            let defaults = morph::default_weights(node, mesh, targets.len());
             for (t, (positions, normals)) in targets.iter().enumerate() {
                 let carry = |deltas: &[DVec3], normal: bool| -> Vec<[f32; 3]> {
                     deltas
@@ -353,16 +327,13 @@ pub fn rest_meshes_with_nodes(
                         .collect()
                 };
                 built.morph_targets.push(MorphTarget {
-                    name: names
-                        .and_then(|n| n.get(t))
-                        .and_then(Value::as_str)
-                        .map_or_else(|| format!("target{t}"), str::to_owned),
+                    name: morph::target_name(mesh, t),
                     positions: carry(positions, false),
                     normals: normals.as_ref().map_or_else(Vec::new, |n| carry(n, true)),
                 });
                 built
                     .morph_weights
-                    .push(defaults.get(t).copied().unwrap_or(0.0) as f32);
+                    .push(defaults.get(t).copied().unwrap_or(0.0));
             }
             out.push((built, n));
         }
@@ -445,6 +416,14 @@ impl Dropped {
             );
         }
     }
+}
+
+/// Single-precision 3-vectors widened.
+fn widen(values: &[[f32; 3]]) -> Vec<DVec3> {
+    values
+        .iter()
+        .map(|v| glam::Vec3::from_array(*v).as_dvec3())
+        .collect()
 }
 
 /// Flat `[x, y, z, ...]` as vectors.

@@ -38,6 +38,7 @@ pub mod glb;
 pub mod humanoid;
 pub mod json;
 pub mod meshes;
+mod morph;
 mod ordered;
 pub mod rest;
 mod save;

@@ -5,6 +5,8 @@
 //!
 //! - [`scene`]: what is drawn, from the canonical model ([`Character`]: meshes, materials,
 //!   skeleton, sockets, the clip; poses through [`crate::pose::fk`]);
+//! - [`morph`]: each mesh's morph weights at a time (defaults, or the clip's `weights` track),
+//!   the targets a frame draws, a morphed vertex on the CPU;
 //! - [`camera`]: framing from the bounds, front / side / three-quarter views;
 //! - [`overlay`]: the skeleton (coloured by body part, unmapped joints grey) and sockets, in
 //!   pixels;
@@ -21,6 +23,7 @@ pub mod camera;
 pub mod cpu;
 pub mod gpu;
 pub mod image;
+pub mod morph;
 pub mod overlay;
 pub mod scene;
 pub mod texture;

@@ -1,6 +1,8 @@
 //! What the preview draws, extracted from a file read into the canonical model: the skeleton
 //! and its humanoid, the meshes and materials, the sockets, and the clip to play (the file's
-//! own, or another file's retargeted onto it). Posing goes through [`crate::pose::fk`].
+//! own, or another file's retargeted onto it). Posing goes through [`crate::pose::fk`]; a
+//! pose also holds each mesh's morph weights at its time ([`super::morph`]: the defaults, or
+//! the clip's `weights` track for the mesh; a retargeted clip moves joints only).
 //!
 //! Every format the library reads works: glTF, GLB and VRM give meshes, materials and
 //! sockets; H-Anim gives its skin or segment shapes and its sites; BVH and VRMA give a
@@ -14,7 +16,7 @@ use crate::asset::{input_format, Asset, Facing};
 use crate::error::{Diagnostics, Error};
 use crate::formats::{gltf, hanim, vrm};
 use crate::mapping::RigMapping;
-use crate::model::clip::Clip;
+use crate::model::clip::{Clip, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::mesh::SkinnedMesh;
 use crate::model::skeleton::JointId;
@@ -23,6 +25,7 @@ use crate::pose::fk::Sampler;
 use crate::pose::socket::{world_all, VtMode};
 
 use super::camera::Bounds;
+use super::morph;
 
 /// What to load with a character.
 #[derive(Debug, Clone, Default)]
@@ -44,17 +47,23 @@ pub struct Character {
     pub meshes: Vec<SkinnedMesh>,
     /// Its sockets (glTF KHR_virtual_transform, H-Anim sites).
     pub sockets: Vec<Socket>,
+    /// For each mesh, the clip target whose `weights` track animates its morph targets (see
+    /// [`morph::channel_of`]); `None` for a mesh without targets.
+    pub morph_channels: Vec<Option<TrackTarget>>,
     /// The clip it plays, on its own joints (`None`: it stands at rest).
     pub clip: Option<Clip>,
     /// The joints the skeleton overlay draws, parents first.
     pub overlay_joints: Vec<JointId>,
 }
 
-/// A character's joints posed at one time.
+/// A character's joints posed at one time, and its meshes' morph weights then.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pose {
     /// Every joint's world matrix, by [`JointId::index`].
     pub worlds: Vec<Mat4>,
+    /// Each mesh's morph weights (by index in [`Character::meshes`]), one per target; empty
+    /// for a mesh without targets.
+    pub morph_weights: Vec<Vec<f32>>,
 }
 
 impl Pose {
@@ -94,12 +103,16 @@ impl Character {
         diagnostics: &mut Diagnostics,
     ) -> Result<Character, Error> {
         let format = input_format(path)?;
-        let (mut asset, meshes, sockets) = if format.is_gltf_family() {
+        let (mut asset, meshes, nodes, sockets) = if format.is_gltf_family() {
             let document = gltf::Document::open(path)?;
             let outcome = vrm::asset_from_document(&document)?;
             diagnostics.extend(outcome.diagnostics);
             let asset = outcome.asset;
-            let meshes = gltf::bind_meshes::bind_meshes(&document, &asset, diagnostics)?;
+            let (meshes, nodes): (Vec<SkinnedMesh>, Vec<Option<JointId>>) =
+                gltf::bind_meshes::bind_meshes_with_nodes(&document, &asset, diagnostics)?
+                    .into_iter()
+                    .map(|(mesh, node)| (mesh, Some(node)))
+                    .unzip();
             let sockets = match crate::sockets::sockets_of(&document, &asset, diagnostics) {
                 Ok(sockets) => sockets,
                 Err(e) => {
@@ -107,17 +120,24 @@ impl Character {
                     Vec::new()
                 }
             };
-            (asset, meshes, sockets)
+            (asset, meshes, nodes, sockets)
         } else if format.is_hanim() {
             let (outcome, extras) =
                 hanim::read_asset_with_extras(path, &hanim::ReadOptions::default())?;
             diagnostics.extend(outcome.diagnostics);
-            (outcome.asset, extras.meshes, extras.sockets)
+            let nodes = vec![None; extras.meshes.len()];
+            (outcome.asset, extras.meshes, nodes, extras.sockets)
         } else {
             let outcome = crate::asset::read(path)?;
             diagnostics.extend(outcome.diagnostics);
-            (outcome.asset, Vec::new(), Vec::new())
+            (outcome.asset, Vec::new(), Vec::new(), Vec::new())
         };
+        let morph_channels: Vec<Option<TrackTarget>> = meshes
+            .iter()
+            .zip(&nodes)
+            .enumerate()
+            .map(|(i, (mesh, node))| morph::channel_of(mesh, i, *node))
+            .collect();
         if asset.humanoids.is_empty() && options.anim.is_none() {
             // A rig that declares no humanoid: mapped by the tables for the overlay's colours.
             if let Ok(mapping) = RigMapping::detect() {
@@ -156,10 +176,12 @@ impl Character {
             asset,
             meshes,
             sockets,
+            morph_channels,
             clip,
             overlay_joints,
         };
         character.check()?;
+        character.report_weight_tracks(diagnostics);
         Ok(character)
     }
 
@@ -206,6 +228,23 @@ impl Character {
                     "index {i}: expected less than the {n} vertices"
                 )));
             }
+            if mesh.morph_weights.len() != mesh.morph_targets.len() {
+                return Err(bad(format!(
+                    "{} default morph weights for {} targets",
+                    mesh.morph_weights.len(),
+                    mesh.morph_targets.len()
+                )));
+            }
+            for (t, target) in mesh.morph_targets.iter().enumerate() {
+                let normals = target.normals.len();
+                if target.positions.len() != n || (normals != n && normals != 0) {
+                    return Err(bad(format!(
+                        "morph target {t} ({:?}): {} position and {normals} normal deltas for {n} vertices",
+                        target.name,
+                        target.positions.len()
+                    )));
+                }
+            }
             let limit = mesh.joints_used.len();
             if mesh.inverse_bind.len() != limit {
                 return Err(bad(format!(
@@ -237,20 +276,54 @@ impl Character {
         self.clip.as_ref().map_or(0.0, Clip::duration)
     }
 
-    /// The joints posed at `time` (`None`: at rest; a time is clamped to the clip).
+    /// Reports the `weights` tracks of the clip that are not played: their weight count is
+    /// not the number of the mesh's targets.
+    fn report_weight_tracks(&self, diagnostics: &mut Diagnostics) {
+        let Some(clip) = &self.clip else { return };
+        for (mesh, channel) in self.meshes.iter().zip(&self.morph_channels) {
+            let Some(channel) = channel else { continue };
+            if let Some(count) = morph::mismatched_count(clip, mesh, *channel) {
+                diagnostics.warn(
+                    "MORPH_WEIGHTS_NOT_PLAYED",
+                    "",
+                    format!(
+                        "the weights track on {channel} holds {count} weights for the {} morph targets of mesh {:?}: the mesh keeps its default weights",
+                        mesh.morph_targets.len(),
+                        mesh.name
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The joints posed at `time` (`None`: at rest; a time is clamped to the clip), and each
+    /// mesh's morph weights then (see [`morph`]).
     pub fn pose(&self, time: Option<f32>) -> Pose {
         let skeleton = &self.asset.skeleton;
-        match (&self.clip, time) {
+        let worlds = match (&self.clip, time) {
             (Some(clip), Some(t)) => {
                 let mut sampler = Sampler::new(skeleton, clip);
                 sampler.evaluate(t);
-                Pose {
-                    worlds: sampler.worlds(),
-                }
+                sampler.worlds()
             }
-            _ => Pose {
-                worlds: Sampler::rest(skeleton).worlds(),
-            },
+            _ => Sampler::rest(skeleton).worlds(),
+        };
+        let morph_weights = self
+            .meshes
+            .iter()
+            .enumerate()
+            .map(|(i, mesh)| {
+                let track = self
+                    .clip
+                    .as_ref()
+                    .zip(self.morph_channels.get(i).copied().flatten())
+                    .and_then(|(clip, channel)| morph::track_for(clip, mesh, channel));
+                morph::weights_at(mesh, track, time)
+            })
+            .collect();
+        Pose {
+            worlds,
+            morph_weights,
         }
     }
 
@@ -268,12 +341,14 @@ impl Character {
             .unwrap_or_default()
     }
 
-    /// The skinned vertices of every mesh in `pose`, skinned on the CPU (for the bounds).
+    /// The vertices of every mesh in `pose`, morphed by its weights then skinned on the CPU
+    /// (for the bounds).
     pub fn skinned_positions(&self, pose: &Pose) -> Vec<Vec3> {
         let mut out = Vec::new();
-        for mesh in &self.meshes {
+        for (i, mesh) in self.meshes.iter().enumerate() {
             let palette = pose.palette(mesh);
-            for (v, p) in mesh.positions.iter().enumerate() {
+            let active = morph::active(pose.morph_weights.get(i).map_or(&[][..], Vec::as_slice));
+            for v in 0..mesh.positions.len() {
                 let mut m = Mat4::ZERO;
                 let sets = [
                     (mesh.joints.get(v), mesh.weights.get(v)),
@@ -289,7 +364,7 @@ impl Character {
                         }
                     }
                 }
-                out.push(m.transform_point3(Vec3::from_array(*p)));
+                out.push(m.transform_point3(morph::morphed_position(mesh, &active, v)));
             }
         }
         out

@@ -1,5 +1,6 @@
-// The preview's shaders: skinned meshes (linear blend skinning, 8 influences), the ground
-// with its grid, and the 2D overlay. Colours are linear; the target is sRGB.
+// The preview's shaders: skinned meshes (morph targets, then linear blend skinning with 8
+// influences), the ground with its grid, and the 2D overlay. Colours are linear; the target
+// is sRGB.
 
 struct Globals {
     view_proj: mat4x4<f32>,
@@ -29,6 +30,21 @@ struct Material {
 @group(1) @binding(2) var base_texture: texture_2d<f32>;
 @group(1) @binding(3) var base_sampler: sampler;
 
+// The mesh's morph deltas, target-major: target t's position delta of vertex v at
+// 3 * (t * vertices + v), the normal deltas the same way from `morphs.info.w` on.
+@group(1) @binding(4) var<storage, read> morph_deltas: array<f32>;
+
+struct Morphs {
+    // x: targets drawn this frame (0 for a mesh without), y: the mesh's vertex count,
+    // z: 1 when normal deltas follow the position deltas, w: where they start.
+    info: vec4<u32>,
+    // The targets drawn and their weights, four to a vector.
+    targets: array<vec4<u32>, 16>,
+    weights: array<vec4<f32>, 16>,
+};
+
+@group(1) @binding(5) var<uniform> morphs: Morphs;
+
 struct MeshIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
@@ -45,8 +61,26 @@ struct MeshOut {
     @location(1) uv: vec2<f32>,
 };
 
+// The delta at float `at` of the morph deltas.
+fn morph_delta(at: u32) -> vec3<f32> {
+    return vec3<f32>(morph_deltas[at], morph_deltas[at + 1u], morph_deltas[at + 2u]);
+}
+
 @vertex
-fn vs_mesh(v: MeshIn) -> MeshOut {
+fn vs_mesh(v: MeshIn, @builtin(vertex_index) vertex: u32) -> MeshOut {
+    // Morph targets first (glTF: morph, then skin).
+    var position = v.position;
+    var normal = v.normal;
+    let count = morphs.info.x;
+    for (var k = 0u; k < count; k++) {
+        let t = morphs.targets[k / 4u][k % 4u];
+        let w = morphs.weights[k / 4u][k % 4u];
+        let at = 3u * (t * morphs.info.y + vertex);
+        position += w * morph_delta(at);
+        if morphs.info.z != 0u {
+            normal += w * morph_delta(morphs.info.w + at);
+        }
+    }
     let skin = palette[v.joints0.x] * v.weights0.x
         + palette[v.joints0.y] * v.weights0.y
         + palette[v.joints0.z] * v.weights0.z
@@ -56,8 +90,8 @@ fn vs_mesh(v: MeshIn) -> MeshOut {
         + palette[v.joints1.z] * v.weights1.z
         + palette[v.joints1.w] * v.weights1.w;
     var out: MeshOut;
-    out.clip = globals.view_proj * (skin * vec4<f32>(v.position, 1.0));
-    out.normal = (skin * vec4<f32>(v.normal, 0.0)).xyz;
+    out.clip = globals.view_proj * (skin * vec4<f32>(position, 1.0));
+    out.normal = (skin * vec4<f32>(normal, 0.0)).xyz;
     out.uv = v.uv;
     return out;
 }

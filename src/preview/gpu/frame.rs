@@ -11,7 +11,6 @@ use super::{
     linear_rgba, Ground, Layers, Renderer, BACKGROUND, COLOR_FORMAT, DEPTH_FORMAT, GRID, GROUND,
 };
 use crate::error::Error;
-use crate::model::mesh::SkinnedMesh;
 use crate::preview::camera::Camera;
 use crate::preview::image::Image;
 use crate::preview::overlay::Overlay;
@@ -87,12 +86,13 @@ impl Renderer {
         };
         self.queue
             .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        let drawn: Vec<&SkinnedMesh> = character
-            .meshes
-            .iter()
-            .filter(|m| !m.indices.is_empty())
-            .collect();
-        for (mesh, on_gpu) in drawn.iter().zip(&gpu.meshes) {
+        for on_gpu in &gpu.meshes {
+            let Some(mesh) = character.meshes.get(on_gpu.mesh) else {
+                continue;
+            };
+            if let Some(weights) = pose.morph_weights.get(on_gpu.mesh) {
+                on_gpu.morphs.write(&self.queue, weights);
+            }
             let palette: Vec<[[f32; 4]; 4]> = pose
                 .palette(mesh)
                 .iter()

@@ -1,6 +1,9 @@
 //! The GPU renderer (wgpu, offscreen): skinned meshes skinned in the vertex shader (joint
-//! matrices in a storage buffer, eight influences), Lambert and ambient lighting, a ground
-//! grid, the 2D overlay on top, a depth buffer and 4× MSAA, read back to an [`Image`](crate::preview::Image).
+//! matrices in a storage buffer, eight influences) after their morph targets (deltas in a
+//! second storage buffer, the frame's non-zero weights in a uniform: at most
+//! [`MAX_ACTIVE`](crate::preview::morph::MAX_ACTIVE) a mesh), Lambert and ambient lighting, a
+//! ground grid, the 2D overlay on top, a depth buffer and 4× MSAA, read back to an
+//! [`Image`](crate::preview::Image).
 //!
 //! Backends: Vulkan first, then GL (through EGL); `WGPU_BACKEND` (`vulkan`, `gl`) is honoured
 //! when no backend is asked for. With no adapter at all, [`Renderer::new`] says so.
@@ -8,9 +11,11 @@
 //! - `pipelines`: the device, the shaders and the pipelines (meshes in each style, ground,
 //!   overlay);
 //! - `upload`: a character's meshes, materials and textures put on the GPU;
+//! - `morphs`: a mesh's morph deltas on the GPU and the targets each frame draws;
 //! - `frame`: one picture rendered and read back.
 
 mod frame;
+mod morphs;
 mod pipelines;
 mod upload;
 
@@ -111,6 +116,7 @@ pub struct Renderer {
     mesh_layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
     white: wgpu::TextureView,
+    no_morphs: morphs::NoMorphs,
     targets: Option<Targets>,
 }
 

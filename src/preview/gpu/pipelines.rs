@@ -3,6 +3,7 @@
 //! overlay.
 
 use super::frame::{Globals, OverlayVertex};
+use super::morphs::NoMorphs;
 use super::upload::{upload_texture, Vertex};
 
 use super::{Renderer, COLOR_FORMAT, DEPTH_FORMAT};
@@ -14,7 +15,7 @@ impl Renderer {
         let info = adapter.get_info();
         let limits = wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits());
         let limits = wgpu::Limits {
-            max_storage_buffers_per_shader_stage: 1,
+            max_storage_buffers_per_shader_stage: 2,
             max_storage_buffer_binding_size: adapter.limits().max_storage_buffer_binding_size,
             max_texture_dimension_2d: adapter.limits().max_texture_dimension_2d,
             ..limits
@@ -100,6 +101,26 @@ impl Renderer {
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                     count: None,
                 },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 4,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 5,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
             ],
         });
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
@@ -177,6 +198,7 @@ impl Renderer {
             ..wgpu::SamplerDescriptor::default()
         });
         let white = upload_texture(&device, &queue, &Image::filled(1, 1, [255; 4]));
+        let no_morphs = NoMorphs::new(&device);
         Ok(Renderer {
             device,
             queue,
@@ -190,6 +212,7 @@ impl Renderer {
             mesh_layout,
             sampler,
             white,
+            no_morphs,
             targets: None,
         })
     }

@@ -1,10 +1,11 @@
-//! A character's meshes, materials and textures put on the GPU.
+//! A character's meshes, materials, textures and morph targets put on the GPU.
 
 use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
+use super::morphs::GpuMorphs;
 use super::pipelines::{Alpha, MeshStyle};
 use super::{linear_rgba, Renderer, DEFAULT_BASE};
 use crate::error::Diagnostics;
@@ -19,10 +20,13 @@ pub struct GpuCharacter {
 }
 
 pub(super) struct GpuMesh {
+    /// Its index in [`Character::meshes`].
+    pub(super) mesh: usize,
     pub(super) vertices: wgpu::Buffer,
     pub(super) indices: wgpu::Buffer,
     pub(super) index_count: u32,
     pub(super) palette: wgpu::Buffer,
+    pub(super) morphs: GpuMorphs,
     pub(super) group: wgpu::BindGroup,
     pub(super) style: MeshStyle,
 }
@@ -47,17 +51,23 @@ struct MaterialUniform {
 }
 
 impl Renderer {
-    /// Puts a character's meshes, materials and textures on the GPU. A texture that cannot be
-    /// decoded is left out, with a diagnostic.
+    /// Puts a character's meshes, materials, textures and morph targets on the GPU. A texture
+    /// that cannot be decoded, or morph targets past the device's storage limits, are left
+    /// out, with a diagnostic.
     pub fn upload(&self, character: &Character, diagnostics: &mut Diagnostics) -> GpuCharacter {
         // Meshes share images (an `Arc` each): each is decoded and uploaded once.
         let mut textures: HashMap<*const u8, Option<wgpu::TextureView>> = HashMap::new();
         let max = self.device.limits().max_texture_dimension_2d;
+        let limits = self.device.limits();
+        let max_morph_bytes = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
         let meshes = character
             .meshes
             .iter()
-            .filter(|m| !m.indices.is_empty())
-            .map(|mesh| {
+            .enumerate()
+            .filter(|(_, m)| !m.indices.is_empty())
+            .map(|(index, mesh)| {
                 let material = mesh.material.as_ref();
                 let view = material
                     .and_then(|m| m.base_color_texture.as_ref())
@@ -125,18 +135,22 @@ impl Renderer {
                 };
                 // The pipeline is compiled now rather than in the first frame.
                 self.mesh_pipelines.get(&self.device, style);
-                self.upload_mesh(mesh, &uniform, view.as_ref().unwrap_or(&self.white), style)
+                let morphs = GpuMorphs::upload(&self.device, mesh, max_morph_bytes, diagnostics);
+                let texture = view.as_ref().unwrap_or(&self.white);
+                self.upload_mesh((index, mesh), &uniform, texture, style, morphs)
             })
             .collect();
         GpuCharacter { meshes }
     }
 
+    /// Mesh `index` of the character (`mesh`) on the GPU.
     fn upload_mesh(
         &self,
-        mesh: &SkinnedMesh,
+        (index, mesh): (usize, &SkinnedMesh),
         material: &MaterialUniform,
         texture: &wgpu::TextureView,
         style: MeshStyle,
+        morphs: GpuMorphs,
     ) -> GpuMesh {
         let vertices: Vec<Vertex> = (0..mesh.positions.len())
             .map(|v| {
@@ -194,13 +208,31 @@ impl Renderer {
                     binding: 3,
                     resource: wgpu::BindingResource::Sampler(&self.sampler),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: morphs
+                        .deltas
+                        .as_ref()
+                        .unwrap_or(&self.no_morphs.deltas)
+                        .as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: morphs
+                        .uniform
+                        .as_ref()
+                        .unwrap_or(&self.no_morphs.uniform)
+                        .as_entire_binding(),
+                },
             ],
         });
         GpuMesh {
+            mesh: index,
             vertices,
             indices,
             index_count: u32::try_from(mesh.indices.len()).unwrap_or(u32::MAX),
             palette,
+            morphs,
             group,
             style,
         }

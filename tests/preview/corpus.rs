@@ -1,5 +1,6 @@
 //! The shared corpus (`--features corpus`): a VRM, a glTF and an H-Anim file drawn and checked
-//! against the CPU reference; CesiumMan's walk retargeted onto the mannequin, in step.
+//! against the CPU reference; an H-Anim displacer animated (a morph target) likewise;
+//! CesiumMan's walk retargeted onto the mannequin, in step.
 
 use std::path::{Path, PathBuf};
 
@@ -7,7 +8,8 @@ use glam::Vec2;
 use humanoid::model::HumanBone;
 use humanoid::preview::{preview, Character, LoadOptions, PreviewOptions, View};
 
-use super::{check_silhouettes, gpu, mannequin, temp};
+use super::reference::Gltf;
+use super::{check_silhouettes, gpu, mannequin, reference_mask, reference_mask_of, temp};
 
 fn corpus(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -38,6 +40,19 @@ fn a_gltf_matches_cpu_skinning_at_ten_times() {
     check_silhouettes(&mut painter, &path, &path, &times(&path, 10));
 }
 
+/// RobotExpressive's head has three morph targets (one mesh of three primitives, a `weights`
+/// channel on its node in every clip, all zero): drawn as the reference draws it.
+#[test]
+fn a_gltf_with_morph_targets_matches_cpu_skinning() {
+    let Some(mut painter) = gpu() else { return };
+    let path = corpus("gltf/RobotExpressive.glb");
+    let mut diagnostics = humanoid::Diagnostics::new();
+    let character = Character::load(&path, &Default::default(), &mut diagnostics).unwrap();
+    let targets: usize = character.meshes.iter().map(|m| m.morph_targets.len()).sum();
+    assert_eq!(targets, 9, "three primitives of three targets");
+    check_silhouettes(&mut painter, &path, &path, &times(&path, 4));
+}
+
 #[test]
 fn an_hanim_skin_matches_cpu_skinning_of_its_glb() {
     let Some(mut painter) = gpu() else { return };
@@ -50,6 +65,53 @@ fn an_hanim_skin_matches_cpu_skinning_of_its_glb() {
         humanoid::convert(&path, &glb, &Default::default()).unwrap();
         check_silhouettes(&mut painter, &path, &glb, &[None]);
     }
+}
+
+/// Joe's kick raises the top of his skull by an `HAnimDisplacer` (a morph target) whose
+/// weight a ScalarInterpolator drives (1 at 0.85 and 0.94 of the 3.73 s cycle): drawn as its
+/// GLB conversion is morphed and skinned by the reference, at times when the weight is 0, 0.4
+/// and 1. Where it is 1, the displacer moves the silhouette (the reference without it differs),
+/// so the check is not passed by the base shape.
+#[test]
+fn an_hanim_displacer_kick_matches_cpu_morphing_of_its_glb() {
+    let Some(mut painter) = gpu() else { return };
+    let dir = temp();
+    let path = corpus("hanim/JoeSkinTexcoordDisplacerKick.x3d");
+    let glb = dir.path().join("kick.glb");
+    humanoid::convert(&path, &glb, &Default::default()).unwrap();
+    let cycle = 3.73;
+    let times: Vec<Option<f32>> = [0.0, 0.5, 0.7, 0.85, 0.94]
+        .iter()
+        .map(|f| Some(f * cycle))
+        .chain([None])
+        .collect();
+    check_silhouettes(&mut painter, &path, &glb, &times);
+    let mut diagnostics = humanoid::Diagnostics::new();
+    let character = Character::load(&path, &Default::default(), &mut diagnostics).unwrap();
+    let t = 0.85 * cycle;
+    let weights = character.pose(Some(t)).morph_weights;
+    assert!(
+        weights.iter().flatten().any(|w| (w - 1.0).abs() < 1e-3),
+        "{weights:?}"
+    );
+    let panel = humanoid::preview::Panel::new(character, View::ThreeQuarter, 256, 256, &times);
+    let gltf = Gltf::open(&glb);
+    let with = reference_mask(&gltf, Some(0), t, &panel);
+    let worlds = gltf.node_worlds(Some(0), t);
+    let zero: Vec<Vec<f32>> = gltf
+        .node_weights(Some(0), t)
+        .iter()
+        .map(|w| vec![0.0; w.len()])
+        .collect();
+    let without = reference_mask_of(&gltf.skinned_triangles(&worlds, &zero), &panel);
+    let moved = with
+        .bits
+        .iter()
+        .zip(&without.bits)
+        .filter(|(a, b)| a != b)
+        .count();
+    eprintln!("the displacer moves {moved} px of the silhouette");
+    assert!(moved >= 20, "the displacer moves {moved} px");
 }
 
 /// Pearson correlation.

@@ -12,6 +12,7 @@ mod cli;
 mod corpus;
 mod faces;
 mod mannequin;
+mod morph;
 mod reference;
 
 use std::path::{Path, PathBuf};
@@ -59,13 +60,18 @@ pub fn silhouette(painter: &mut Painter, panel: &Panel, time: Option<f32>) -> Ma
     reference::silhouette(&image)
 }
 
-/// The reference mask: the glTF file skinned on the CPU at `time` of animation `anim`,
-/// projected with the panel's camera and rasterised.
+/// The reference mask: the glTF file morphed and skinned on the CPU at `time` of animation
+/// `anim`, projected with the panel's camera and rasterised.
 pub fn reference_mask(gltf: &Gltf, anim: Option<usize>, time: f32, panel: &Panel) -> Mask {
     let worlds = gltf.node_worlds(anim, time);
+    let weights = gltf.node_weights(anim, time);
+    reference_mask_of(&gltf.skinned_triangles(&worlds, &weights), panel)
+}
+
+/// Triangles in the world projected with the panel's camera and rasterised.
+pub fn reference_mask_of(triangles: &[[glam::Vec3; 3]], panel: &Panel) -> Mask {
     let camera = &panel.camera;
-    let triangles: Vec<[Vec2; 3]> = gltf
-        .skinned_triangles(&worlds)
+    let triangles: Vec<[Vec2; 3]> = triangles
         .iter()
         .filter_map(|t| {
             Some([

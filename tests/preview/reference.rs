@@ -1,7 +1,7 @@
 //! The independent side of the preview tests: a glTF file read with the `gltf` crate, its
-//! animation sampled, its nodes composed and its meshes skinned on the CPU here (none of it
-//! goes through the library's readers, pose code or shaders), and triangles rasterised into a
-//! coverage mask.
+//! animation sampled (node transforms and morph weights), its nodes composed and its meshes
+//! morphed then skinned on the CPU here (none of it goes through the library's readers, pose
+//! code or shaders), and triangles rasterised into a coverage mask.
 
 use std::path::Path;
 
@@ -104,12 +104,63 @@ impl Gltf {
             .collect()
     }
 
-    /// Every triangle of every mesh, skinned with `worlds` (`world_j · inverse_bind_j`,
+    /// Every node's morph weights with animation `anim` sampled at `t` (`None`: rest): the
+    /// node's `weights`, else its mesh's, replaced by a `weights` channel on the node (LINEAR
+    /// or STEP); empty for a node without.
+    pub fn node_weights(&self, anim: Option<usize>, t: f32) -> Vec<Vec<f32>> {
+        let mut weights: Vec<Vec<f32>> = self
+            .doc
+            .nodes()
+            .map(|n| {
+                n.weights()
+                    .or_else(|| n.mesh().and_then(|m| m.weights()))
+                    .map(<[f32]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let Some(animation) = anim.and_then(|a| self.doc.animations().nth(a)) else {
+            return weights;
+        };
+        for channel in animation.channels() {
+            let reader = channel.reader(self.buffer());
+            let Some(gltf::animation::util::ReadOutputs::MorphTargetWeights(values)) =
+                reader.read_outputs()
+            else {
+                continue;
+            };
+            let values: Vec<f32> = values.into_f32().collect();
+            let times: Vec<f32> = reader
+                .read_inputs()
+                .map(Iterator::collect)
+                .unwrap_or_default();
+            let interpolation = channel.sampler().interpolation();
+            assert!(
+                interpolation != gltf::animation::Interpolation::CubicSpline,
+                "the reference samples LINEAR and STEP weights only"
+            );
+            let n = values.len() / times.len();
+            let (k, s) = locate(&times, t);
+            let s = if interpolation == gltf::animation::Interpolation::Step {
+                0.0
+            } else {
+                s
+            };
+            let next = (k + 1).min(times.len() - 1);
+            weights[channel.target().node().index()] = (0..n)
+                .map(|i| values[k * n + i] * (1.0 - s) + values[next * n + i] * s)
+                .collect();
+        }
+        weights
+    }
+
+    /// Every triangle of every mesh, morphed by its node's `weights` (from
+    /// [`Gltf::node_weights`]) then skinned with `worlds` (`world_j · inverse_bind_j`,
     /// JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1; a mesh without a skin follows its node).
-    pub fn skinned_triangles(&self, worlds: &[Mat4]) -> Vec<[Vec3; 3]> {
+    pub fn skinned_triangles(&self, worlds: &[Mat4], weights: &[Vec<f32>]) -> Vec<[Vec3; 3]> {
         let mut out = Vec::new();
         for node in self.doc.nodes() {
             let Some(mesh) = node.mesh() else { continue };
+            let node_weights = &weights[node.index()];
             let palette: Option<Vec<Mat4>> = node.skin().map(|skin| {
                 let ibms: Vec<Mat4> = skin
                     .reader(self.buffer())
@@ -129,7 +180,13 @@ impl Gltf {
                 let Some(positions) = reader.read_positions() else {
                     continue;
                 };
-                let positions: Vec<Vec3> = positions.map(Vec3::from).collect();
+                let mut positions: Vec<Vec3> = positions.map(Vec3::from).collect();
+                for (target, w) in reader.read_morph_targets().zip(node_weights) {
+                    let Some(deltas) = target.0 else { continue };
+                    for (p, d) in positions.iter_mut().zip(deltas) {
+                        *p += Vec3::from(d) * *w;
+                    }
+                }
                 let mut matrices = vec![worlds[node.index()]; positions.len()];
                 if let (Some(palette), Some(joints), Some(weights)) =
                     (&palette, reader.read_joints(0), reader.read_weights(0))

@@ -2,12 +2,14 @@
 //! another adapter (the one exception: VRM builds on the glTF document layer).
 //!
 //! [`Format`] is the registry: the names `--to` accepts, how an output extension picks a
-//! format, and whether an adapter exists yet.
+//! format, and whether an adapter exists yet. [`uri`] is shared by the adapters that read
+//! files a document refers to (glTF buffers and images, H-Anim textures): it is no adapter.
 
 pub mod bvh;
 pub mod gltf;
 pub mod godot;
 pub mod hanim;
+pub mod uri;
 pub mod vrm;
 
 use std::fmt;

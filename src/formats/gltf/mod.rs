@@ -5,7 +5,8 @@
 //! - [`json`]: the serde model of the JSON (key order, number literals and unknown properties
 //!   survive a round trip; [`json::Ordered`] keeps the key order);
 //! - [`glb`]: the binary container;
-//! - [`uri`]: `data:` URIs and external files, kept inside the input's folder;
+//! - [`uri`]: `data:` URIs and external files, kept inside the input's folder (the shared
+//!   [`crate::formats::uri`], re-exported here);
 //! - [`document`]: [`Document`], the JSON plus the bytes of every buffer, read from a
 //!   memory-mapped file and written as GLB or `.gltf` (writers in `save.rs`);
 //! - [`validate`]: the validation pass (every problem with its JSON pointer);
@@ -42,7 +43,7 @@ mod morph;
 mod ordered;
 pub mod rest;
 mod save;
-pub mod uri;
+pub use super::uri;
 pub mod validate;
 pub mod view;
 pub mod virtual_transform;

@@ -1,5 +1,5 @@
-//! The URIs of buffers and images: `data:` URIs and relative references to files beside the
-//! glTF file.
+//! The URIs a document refers to (glTF buffers and images, H-Anim `ImageTexture` urls):
+//! `data:` URIs and relative references to files beside the document.
 //!
 //! # Overview
 //!
@@ -230,6 +230,22 @@ pub fn image_mime_type(path: &str) -> Option<&'static str> {
     })
 }
 
+/// The image mime type the first bytes of an encoded image show (PNG, JPEG, GIF, WebP), for an
+/// image whose name or `data:` header says nothing or says something else.
+pub fn sniff_image_mime_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.starts_with(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
 /// At most 60 characters of a URI, for messages (data URIs can be megabytes long).
 fn shorten(uri: &str) -> String {
     match uri.char_indices().nth(60) {
@@ -283,5 +299,23 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad}");
         }
         assert_eq!(percent_encode("a b/c%.bin"), "a%20b/c%25.bin");
+    }
+
+    #[test]
+    fn image_types_from_their_bytes() {
+        assert_eq!(
+            sniff_image_mime_type(b"\x89PNG\r\n\x1a\n\0\0"),
+            Some("image/png")
+        );
+        assert_eq!(
+            sniff_image_mime_type(&[0xff, 0xd8, 0xff, 0xe0]),
+            Some("image/jpeg")
+        );
+        assert_eq!(
+            sniff_image_mime_type(b"RIFF\0\0\0\0WEBPVP8 "),
+            Some("image/webp")
+        );
+        assert_eq!(sniff_image_mime_type(b"GIF89a"), Some("image/gif"));
+        assert_eq!(sniff_image_mime_type(b"<svg"), None);
     }
 }

@@ -899,7 +899,8 @@ fn peers_load(hanim: &std::path::Path, back: &std::path::Path, ext: &str) {
             let skin_vertices: usize = gltf
                 .document
                 .meshes()
-                .filter(|m| m.name().is_some_and(|n| n.ends_with("_skin")))
+                // One mesh per skin Shape: `<name>_skin`, `<name>_skin_1`, ...
+                .filter(|m| m.name().is_some_and(|n| n.contains("_skin")))
                 .flat_map(|m| m.primitives().collect::<Vec<_>>())
                 .map(|p| p.get(&gltf::Semantic::Positions).unwrap().count())
                 .sum();

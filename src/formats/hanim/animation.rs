@@ -105,8 +105,8 @@ pub(crate) struct MorphSlot {
 /// track holds for the targets no interpolator drives).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Morphs {
-    /// Displacer node → its target.
-    pub slots: HashMap<NodeId, MorphSlot>,
+    /// Displacer node → its targets (one per mesh whose vertices it moves).
+    pub slots: HashMap<NodeId, Vec<MorphSlot>>,
     /// Per mesh, the default weight of each target.
     pub defaults: Vec<Vec<f32>>,
 }
@@ -232,7 +232,7 @@ fn interpolator_clips(
             match (frames.get(&route.to), event_field(route.to_field)) {
                 (None, "weight") if from.type_name == "ScalarInterpolator" && morph.is_some() => {
                     let entry = drives.entry(route.from).or_default();
-                    entry.weights.extend(morph);
+                    entry.weights.extend(morph.into_iter().flatten().copied());
                 }
                 (Some(frame), "rotation") if from.type_name == "OrientationInterpolator" => {
                     let entry = drives.entry(route.from).or_default();

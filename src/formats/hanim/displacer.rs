@@ -33,26 +33,6 @@ pub(crate) struct Displacer {
     pub moves: Vec<(usize, DVec3)>,
 }
 
-impl Displacer {
-    /// Dense per-vertex deltas for `count` vertices: the displacement of point `i` lands on
-    /// the vertices `place(i)` gives, through the linear map `linear`.
-    pub fn deltas(
-        &self,
-        count: usize,
-        place: impl Fn(usize) -> Vec<(usize, glam::DMat3)>,
-    ) -> Vec<[f32; 3]> {
-        let mut deltas = vec![DVec3::ZERO; count];
-        for (point, displacement) in &self.moves {
-            for (vertex, linear) in place(*point) {
-                if let Some(d) = deltas.get_mut(vertex) {
-                    *d += linear * *displacement;
-                }
-            }
-        }
-        deltas.iter().map(|d| d.as_vec3().to_array()).collect()
-    }
-}
-
 /// Reads displacer `id`, which acts on `points` coordinates (`what` names them in messages).
 /// `None`, reported, when it cannot be used.
 pub(crate) fn read(

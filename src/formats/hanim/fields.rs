@@ -51,6 +51,15 @@ impl<'s, 'a> Fields<'s, 'a> {
         }
     }
 
+    /// An SFFloat of a node whose interface the parser does not know (see
+    /// [`Fields::numbers_as`]).
+    pub fn number_as(&self, name: &str, default: f64) -> f64 {
+        match self.numbers_as(name, "SFFloat").as_deref() {
+            Some(&[v]) => v,
+            _ => default,
+        }
+    }
+
     /// An SFBool of a node whose interface the parser does not know (see
     /// [`Fields::numbers_as`]).
     pub fn bool_as(&self, name: &str, default: bool) -> bool {
@@ -61,6 +70,26 @@ impl<'s, 'a> Fields<'s, 'a> {
                 _ => default,
             },
             _ => self.bool(name, default),
+        }
+    }
+
+    /// The strings of an SFString or MFString field of a node whose interface the parser does
+    /// not know (see [`Fields::numbers_as`]): X3D XML text is read as an MFString (quoted
+    /// strings; unquoted text is one string). Empty when absent or not strings.
+    pub fn strings_as(&self, name: &str) -> Vec<String> {
+        match self.scene.value(self.node, name) {
+            Some(super::tree::Value::Text(text)) => {
+                let Some(field_type) = super::interface::FieldType::from_name("MFString") else {
+                    return Vec::new();
+                };
+                match super::interface::parse_text(field_type, text) {
+                    Ok(super::tree::Value::Strings { values, .. }) => {
+                        values.iter().map(|s| s.to_string()).collect()
+                    }
+                    _ => Vec::new(),
+                }
+            }
+            _ => self.strings(name),
         }
     }
 

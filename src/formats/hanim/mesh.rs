@@ -1,54 +1,57 @@
 //! The humanoid's geometry as skinned meshes: its skin (`skinCoord` + each joint's
 //! `skinCoordIndex`/`skinCoordWeight`) and its segments' shapes (rigid: every vertex follows
-//! its segment's joint).
+//! its segment's joint), each with its material and texture coordinates.
 //!
 //! ## Overview
 //!
 //! - **Skin.** Vertices are `skinCoord` (or `skinBindingCoords` when the humanoid is not
 //!   BASIC), triangles come from the IndexedFaceSet / IndexedTriangleSet / TriangleSet shapes of
-//!   `skin` (polygons fanned), normals from `skinNormal` when it has one per vertex, else
-//!   computed. Each vertex keeps its four largest weights, scaled to sum to 1; a vertex no joint
-//!   weights follows the root. The inverse bind matrix of joint j is `S(k) · T(−center_j) · B_j ·
-//!   H⁻¹`
-//!   (`B_j` from `jointBindingPositions/Rotations/Scales` in the order of the `joints` list, the
-//!   identity for BASIC humanoids; `H` the humanoid transform baked into the skeleton, `k` its
-//!   scale, which the skeleton's joint frames do not carry), so the
-//!   mesh skins exactly as X_ITE skins it.
+//!   `skin` ([`super::geometry`]: polygons fanned, texture coordinates per corner), normals from
+//!   `skinNormal` when it has one per point, else computed per point over every skin triangle.
+//!   Each point keeps its four largest weights, scaled to sum to 1; a point no joint weights
+//!   follows the root. The inverse bind matrix of joint j is `S(k) · T(−center_j) · B_j ·
+//!   H⁻¹` (`B_j` from `jointBindingPositions/Rotations/Scales` in the order of the `joints`
+//!   list, the identity for BASIC humanoids; `H` the humanoid transform baked into the
+//!   skeleton, `k` its scale, which the skeleton's joint frames do not carry), so the mesh
+//!   skins exactly as X_ITE skins it.
+//! - **One mesh per skin Shape.** Each Shape of `skin` is a mesh with its own material
+//!   ([`super::appearance`]): the writer writes one Shape per mesh over one shared
+//!   `skinCoord`, so the meshes come back as they went. A skin drawn by a single Shape keeps
+//!   every skin point, in order, as its first vertices (vertex `i` is point `i`, as
+//!   `skinCoordIndex` and displacers name it, used or not); a skin of several Shapes gives each
+//!   mesh only the points it uses (unused points are reported).
 //! - **Segments.** The shapes below each segment (through Groups and Transforms, not into sites
-//!   or other segments) in one mesh, each vertex weighted 1 to its segment's joint; the inverse
-//!   bind matrices are the inverse rest world transforms, so the mesh sits where the file put
-//!   it.
+//!   or other segments), each vertex weighted 1 to its segment's joint; the inverse bind
+//!   matrices are the inverse rest world transforms, so the mesh sits where the file put it.
+//!   Shapes that look the same (equal materials, texture coordinates or not) share one mesh,
+//!   in the order they are first met; each shape brings only the points it uses.
+//! - **Vertices** are distinct (point, texture coordinate) pairs: a point whose corners use
+//!   two texture coordinates becomes two vertices, with the point's position, normal, weights
+//!   and morph deltas each.
+//! - **Displacers** become morph targets of every mesh whose vertices they move (their
+//!   coordinates: the skin's points for a displacer on a joint, the segment's `coord` for one
+//!   on a segment), deltas carried into the mesh's bind space by the linear part of what places
+//!   those points; one that moves no vertex of any mesh stays, all zero, on the first mesh built
+//!   on its coordinates, so no displacer (nor the weight track driving it) is lost.
 //!
 //! Geometry that cannot be used (lines, points, primitives, bad indices) is skipped and counted
 //! in a diagnostic.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use glam::{DMat3, DMat4, DQuat, DVec3, Mat4};
+use glam::{DMat3, DMat4, DVec3, Mat4};
 
 use super::animation::JointFrame;
+use super::appearance::{Appearances, Look};
 use super::classic::Note;
-use super::displacer;
-use super::fields::{axis_angle, Fields};
+use super::displacer::Displacer;
+use super::fields::Fields;
 use super::figure::{self, kind, Figure, Kind};
+use super::geometry::{Corner, Surface};
 use super::tree::{NodeId, Scene};
-use crate::model::mesh::{MorphTarget, SkinnedMesh};
-use crate::model::skeleton::Skeleton;
-
-/// The most vertices of the segments' mesh (a Coordinate USE'd by many shapes is copied into
-/// each): shapes past it are skipped, reported.
-const MAX_MESH_VERTICES: usize = 1 << 24;
-
-/// Triangles and their points, as one shape gives them.
-struct Geometry {
-    coord: Option<NodeId>,
-    points: Vec<DVec3>,
-    triangles: Vec<[u32; 3]>,
-}
-
-/// Where a segment's shapes put the points of its `coord`: per shape that uses it, the mesh
-/// vertex of its first point and the linear part of the placement.
-type Placements = Vec<(usize, DMat3)>;
+use super::{segments, skin};
+use crate::model::mesh::{Material, MorphTarget, SkinnedMesh};
+use crate::model::skeleton::{JointId, Skeleton};
 
 /// Which morph target a displacer became.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,21 +64,145 @@ pub(crate) struct MorphSource {
     pub target: usize,
 }
 
+/// One Shape's triangles as mesh vertices: what a mesh is assembled from.
+pub(super) struct Part {
+    pub(super) positions: Vec<[f32; 3]>,
+    pub(super) normals: Vec<[f32; 3]>,
+    pub(super) joints: Vec<[u16; 4]>,
+    pub(super) weights: Vec<[f32; 4]>,
+    /// Empty when the shape has no texture coordinates.
+    pub(super) uvs: Vec<[f32; 2]>,
+    pub(super) indices: Vec<u32>,
+    /// Per vertex, its point in the displaceable coordinates `set`.
+    pub(super) points: Vec<u32>,
+    /// The displaceable coordinates the points are (0: the skin, 1 + i: segment i's `coord`)
+    /// and the linear map carrying a displacement into the mesh's bind space.
+    pub(super) set: Option<(usize, DMat3)>,
+    pub(super) material: Option<Material>,
+}
+
+/// Per-point data the vertices of a part copy.
+pub(super) struct PointData<'d> {
+    pub(super) positions: &'d [DVec3],
+    pub(super) normals: &'d [[f32; 3]],
+    pub(super) joints: &'d [[u16; 4]],
+    pub(super) weights: &'d [[f32; 4]],
+}
+
+impl Part {
+    /// The part of `vertices` and `indices` (from [`geometry::weld`]) over `data`.
+    pub(super) fn new(
+        data: &PointData<'_>,
+        surface: &Surface,
+        look: &Look,
+        (vertices, indices): (Vec<Corner>, Vec<u32>),
+        set: Option<(usize, DMat3)>,
+    ) -> Part {
+        let at = |c: &Corner| usize::try_from(c.point).unwrap_or(usize::MAX);
+        let uvs = if surface.tex_coords.is_empty() {
+            Vec::new()
+        } else {
+            vertices
+                .iter()
+                .map(|c| {
+                    c.tex
+                        .and_then(|t| surface.tex_coords.get(usize::try_from(t).ok()?))
+                        .map_or([0.0, 0.0], |tc| look.uv(*tc))
+                })
+                .collect()
+        };
+        Part {
+            positions: vertices
+                .iter()
+                .map(|c| {
+                    data.positions
+                        .get(at(c))
+                        .map_or([0.0; 3], |p| p.as_vec3().to_array())
+                })
+                .collect(),
+            normals: vertices
+                .iter()
+                .map(|c| data.normals.get(at(c)).copied().unwrap_or([0.0, 1.0, 0.0]))
+                .collect(),
+            joints: vertices
+                .iter()
+                .map(|c| data.joints.get(at(c)).copied().unwrap_or_default())
+                .collect(),
+            weights: vertices
+                .iter()
+                .map(|c| {
+                    data.weights
+                        .get(at(c))
+                        .copied()
+                        .unwrap_or([1.0, 0.0, 0.0, 0.0])
+                })
+                .collect(),
+            uvs,
+            indices,
+            points: vertices.iter().map(|c| c.point).collect(),
+            set,
+            material: look.material.clone(),
+        }
+    }
+}
+
+/// A displacer read, with the coordinates it displaces.
+pub(super) struct Displaceable {
+    /// The displaceable coordinates (see [`Part::set`]).
+    set: usize,
+    displacer: Displacer,
+    /// Point → displacement (summed when a point is listed twice).
+    moves: HashMap<u32, DVec3>,
+}
+
+impl Displaceable {
+    pub(super) fn new(set: usize, displacer: Displacer) -> Displaceable {
+        let mut moves: HashMap<u32, DVec3> = HashMap::new();
+        for (point, d) in &displacer.moves {
+            if let Ok(point) = u32::try_from(*point) {
+                *moves.entry(point).or_default() += *d;
+            }
+        }
+        Displaceable {
+            set,
+            displacer,
+            moves,
+        }
+    }
+}
+
+/// What a mesh is made of before assembly.
+pub(super) struct Draft {
+    pub(super) name: String,
+    pub(super) parts: Vec<Part>,
+    pub(super) rigid: bool,
+    pub(super) joints_used: Vec<JointId>,
+    pub(super) inverse_bind: Vec<Mat4>,
+}
+
 /// The meshes of one humanoid, and the displacers that became their morph targets.
 pub(crate) fn meshes(
     scene: &Scene<'_>,
     figure: &Figure,
     frames: &[JointFrame],
     skeleton: &Skeleton,
+    appearances: &mut Appearances<'_>,
     notes: &mut Vec<Note>,
 ) -> (Vec<SkinnedMesh>, Vec<MorphSource>) {
     if frames.is_empty() || frames.len() > usize::from(u16::MAX) {
         return (Vec::new(), Vec::new());
     }
-    let mut out = Vec::new();
-    let mut morphs = Vec::new();
-    let skin = skin(scene, figure, frames, notes);
-    if skin.is_none() {
+    let mut drafts = Vec::new();
+    let mut displacers = Vec::new();
+    let has_skin = match skin::skin(scene, figure, frames, appearances, notes) {
+        Some((skin, skin_displacers)) => {
+            drafts.extend(skin);
+            displacers.extend(skin_displacers);
+            true
+        }
+        None => false,
+    };
+    if !has_skin {
         // Displacers on joints act on the skin: without one they have nothing to move.
         for joint in &figure.joints {
             let Some(f) = Fields::of(scene, joint.node) else {
@@ -93,139 +220,145 @@ pub(crate) fn meshes(
             }
         }
     }
-    for (mesh, sources) in skin
-        .into_iter()
-        .chain(segments(scene, figure, frames, skeleton, notes))
-    {
-        morphs.extend(sources.into_iter().map(|(displacer, target)| MorphSource {
-            displacer,
-            mesh: out.len(),
-            target,
-        }));
-        out.push(mesh);
-    }
-    (out, morphs)
+    let (segment_drafts, segment_displacers) =
+        segments::segments(scene, figure, frames, skeleton, appearances, notes);
+    drafts.extend(segment_drafts);
+    displacers.extend(segment_displacers);
+    assemble_all(scene, drafts, &displacers, notes)
 }
 
-/// Adds `displacer` to `mesh` as a morph target; returns the (displacer, target) pair.
+/// Assembles the drafts into meshes with the displacers as their morph targets (module docs).
+fn assemble_all(
+    scene: &Scene<'_>,
+    drafts: Vec<Draft>,
+    displacers: &[Displaceable],
+    notes: &mut Vec<Note>,
+) -> (Vec<SkinnedMesh>, Vec<MorphSource>) {
+    let mut meshes = Vec::with_capacity(drafts.len());
+    let mut sources = Vec::new();
+    let mut placed = vec![false; displacers.len()];
+    for draft in drafts {
+        let mut mesh = assemble(&draft);
+        for (k, d) in displacers.iter().enumerate() {
+            if let Some(deltas) = deltas(&draft.parts, d, false) {
+                sources.push(add_target(&mut mesh, meshes.len(), d, deltas));
+                if let Some(p) = placed.get_mut(k) {
+                    *p = true;
+                }
+            }
+        }
+        meshes.push((mesh, draft.parts));
+    }
+    // A displacer that moves no vertex: all zero, on the first mesh over its coordinates.
+    for (d, done) in displacers.iter().zip(placed) {
+        if done {
+            continue;
+        }
+        let home = meshes
+            .iter_mut()
+            .enumerate()
+            .find_map(|(i, (mesh, parts))| deltas(parts, d, true).map(|deltas| (i, mesh, deltas)));
+        match home {
+            Some((i, mesh, deltas)) => sources.push(add_target(mesh, i, d, deltas)),
+            None => notes.push(Note {
+                at: scene.node(d.displacer.node).map_or(0, |n| n.at),
+                code: "HANIM_DISPLACER_IGNORED",
+                message: format!(
+                    "displacer {:?}: no mesh was built on the coordinates it displaces (no usable triangles): ignored",
+                    d.displacer.name
+                ),
+            }),
+        }
+    }
+    (meshes.into_iter().map(|(mesh, _)| mesh).collect(), sources)
+}
+
+/// The per-vertex deltas of displacer `d` over `parts`: `None` when it moves none of their
+/// vertices (unless `any_over_set`, then `None` only when no part is on its coordinates).
+fn deltas(parts: &[Part], d: &Displaceable, any_over_set: bool) -> Option<Vec<[f32; 3]>> {
+    if !parts.iter().any(|p| p.set.is_some_and(|(s, _)| s == d.set)) {
+        return None;
+    }
+    let count: usize = parts.iter().map(|p| p.positions.len()).sum();
+    let mut out = vec![DVec3::ZERO; count];
+    let mut moved = false;
+    let mut over = false;
+    let mut base = 0usize;
+    for part in parts {
+        if let Some((_, linear)) = part.set.filter(|(s, _)| *s == d.set) {
+            over = true;
+            for (v, point) in part.points.iter().enumerate() {
+                if let (Some(m), Some(slot)) = (d.moves.get(point), out.get_mut(base + v)) {
+                    *slot += linear * *m;
+                    moved = true;
+                }
+            }
+        }
+        base += part.positions.len();
+    }
+    (moved || (any_over_set && over)).then(|| out.iter().map(|v| v.as_vec3().to_array()).collect())
+}
+
+/// Adds displacer `d` to `mesh` (mesh `index`) as a morph target with `deltas`.
 fn add_target(
     mesh: &mut SkinnedMesh,
-    displacer: &displacer::Displacer,
-    place: impl Fn(usize) -> Vec<(usize, DMat3)>,
-) -> (NodeId, usize) {
-    let positions = displacer.deltas(mesh.positions.len(), place);
+    index: usize,
+    d: &Displaceable,
+    deltas: Vec<[f32; 3]>,
+) -> MorphSource {
     mesh.morph_targets.push(MorphTarget {
-        name: displacer.name.clone(),
-        positions,
+        name: d.displacer.name.clone(),
+        positions: deltas,
         normals: Vec::new(),
     });
-    mesh.morph_weights.push(displacer.weight as f32);
-    (displacer.node, mesh.morph_targets.len() - 1)
+    mesh.morph_weights.push(d.displacer.weight as f32);
+    MorphSource {
+        displacer: d.displacer.node,
+        mesh: index,
+        target: mesh.morph_targets.len() - 1,
+    }
+}
+
+/// One mesh of a draft's parts, in order (their indices offset).
+fn assemble(draft: &Draft) -> SkinnedMesh {
+    let mut mesh = SkinnedMesh {
+        name: draft.name.clone(),
+        joints_used: draft.joints_used.clone(),
+        inverse_bind: draft.inverse_bind.clone(),
+        rigid: draft.rigid,
+        material: draft.parts.first().and_then(|p| p.material.clone()),
+        ..SkinnedMesh::default()
+    };
+    let with_uvs = draft.parts.iter().all(|p| !p.uvs.is_empty());
+    for part in &draft.parts {
+        let base = u32::try_from(mesh.positions.len()).unwrap_or(u32::MAX);
+        mesh.positions.extend_from_slice(&part.positions);
+        mesh.normals.extend_from_slice(&part.normals);
+        mesh.joints.extend_from_slice(&part.joints);
+        mesh.weights.extend_from_slice(&part.weights);
+        if with_uvs {
+            mesh.uvs.extend_from_slice(&part.uvs);
+        }
+        mesh.indices
+            .extend(part.indices.iter().map(|i| i.saturating_add(base)));
+    }
+    mesh
 }
 
 /// The humanoid transform `H` as a matrix.
-fn humanoid_matrix(figure: &Figure) -> DMat4 {
+pub(super) fn humanoid_matrix(figure: &Figure) -> DMat4 {
     let h = figure.transform;
     DMat4::from_scale_rotation_translation(DVec3::splat(h.scale), h.rotation, h.translation)
 }
 
-fn points(f: &Fields<'_, '_>, name: &str) -> Vec<DVec3> {
-    f.numbers_as(name, "MFVec3f")
-        .map(|v| {
-            v.chunks_exact(3)
-                .filter_map(|c| match c {
-                    &[x, y, z] => Some(DVec3::new(x, y, z)),
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The triangles of a geometry node (`None` for kinds that have none).
-fn geometry(scene: &Scene<'_>, id: NodeId) -> Option<Result<Geometry, String>> {
-    let f = Fields::of(scene, id)?;
-    let type_name = f.node().type_name;
-    let coord = f.nodes("coord").first().copied();
-    let pts = coord
-        .and_then(|c| Fields::of(scene, c))
-        .map(|c| points(&c, "point"))
-        .unwrap_or_default();
-    let ccw = f.bool_as("ccw", true);
-    let mut triangles: Vec<[u32; 3]> = Vec::new();
-    let index = |name: &str| -> Vec<f64> {
-        f.numbers_as(name, "MFInt32")
-            .map(|v| v.into_owned())
-            .unwrap_or_default()
-    };
-    let check = |i: f64| -> Result<u32, String> {
-        if i >= 0.0 && (i as usize) < pts.len() {
-            u32::try_from(i as usize).map_err(|_| format!("index {i} out of range"))
-        } else {
-            Err(format!(
-                "{type_name}: index {i} is not one of its {} points",
-                pts.len()
-            ))
-        }
-    };
-    let result = (|| -> Result<(), String> {
-        match type_name {
-            "IndexedFaceSet" => {
-                for polygon in index("coordIndex").split(|i| *i < 0.0) {
-                    if let [first, rest @ ..] = polygon {
-                        for pair in rest.windows(2) {
-                            if let &[b, c] = pair {
-                                triangles.push([check(*first)?, check(b)?, check(c)?]);
-                            }
-                        }
-                    }
-                }
-            }
-            "IndexedTriangleSet" => {
-                for t in index("index").chunks_exact(3) {
-                    if let &[a, b, c] = t {
-                        triangles.push([check(a)?, check(b)?, check(c)?]);
-                    }
-                }
-            }
-            "TriangleSet" => {
-                let count = u32::try_from(pts.len() / 3 * 3).map_err(|e| e.to_string())?;
-                let mut i = 0;
-                while i + 2 < count {
-                    triangles.push([i, i + 1, i + 2]);
-                    i += 3;
-                }
-            }
-            _ => return Err(String::new()),
-        }
-        Ok(())
-    })();
-    match result {
-        Err(message) if message.is_empty() => None,
-        Err(message) => Some(Err(message)),
-        Ok(()) => {
-            if !ccw {
-                for t in &mut triangles {
-                    t.swap(1, 2);
-                }
-            }
-            Some(Ok(Geometry {
-                coord,
-                points: pts,
-                triangles,
-            }))
-        }
-    }
-}
-
-/// The geometry nodes below `id` with their transforms, not entering joints, segments or
-/// sites.
-fn shapes(
+/// The Shapes below `id` with their geometry nodes and transforms, not entering joints,
+/// segments or sites.
+pub(super) fn shapes(
     scene: &Scene<'_>,
     id: NodeId,
     transform: DMat4,
     seen: &mut HashSet<NodeId>,
-    out: &mut Vec<(NodeId, DMat4)>,
+    out: &mut Vec<(NodeId, NodeId, DMat4)>,
 ) {
     let Some(f) = Fields::of(scene, id) else {
         return;
@@ -242,7 +375,7 @@ fn shapes(
     }
     if node.type_name == "Shape" {
         if let Some(geometry) = f.nodes("geometry").first() {
-            out.push((*geometry, transform));
+            out.push((id, *geometry, transform));
         }
         return;
     }
@@ -261,19 +394,24 @@ fn shapes(
     }
 }
 
-/// Smooth vertex normals (area-weighted face normals), +Y where a vertex has no face.
-fn vertex_normals(positions: &[DVec3], triangles: &[[u32; 3]]) -> Vec<[f32; 3]> {
+/// The triangles of `surface` as point triples.
+pub(super) fn point_triangles(surface: &Surface) -> impl Iterator<Item = [u32; 3]> + '_ {
+    surface.triangles.iter().map(|t| t.map(|c| c.point))
+}
+
+/// Smooth normals per point (area-weighted face normals), +Y where a point has no face.
+pub(super) fn vertex_normals(
+    positions: &[DVec3],
+    triangles: impl Iterator<Item = [u32; 3]>,
+) -> Vec<[f32; 3]> {
     let mut sums = vec![DVec3::ZERO; positions.len()];
+    let at = |i: u32| usize::try_from(i).unwrap_or(usize::MAX);
     for t in triangles {
-        let corner = |i: u32| {
-            positions
-                .get(usize::try_from(i).unwrap_or(usize::MAX))
-                .copied()
-        };
+        let corner = |i: u32| positions.get(at(i)).copied();
         if let (Some(a), Some(b), Some(c)) = (corner(t[0]), corner(t[1]), corner(t[2])) {
             let n = (b - a).cross(c - a);
             for i in t {
-                if let Some(s) = sums.get_mut(usize::try_from(*i).unwrap_or(usize::MAX)) {
+                if let Some(s) = sums.get_mut(at(i)) {
                     *s += n;
                 }
             }
@@ -284,356 +422,22 @@ fn vertex_normals(positions: &[DVec3], triangles: &[[u32; 3]]) -> Vec<[f32; 3]> 
         .collect()
 }
 
-fn skin(
+/// How one Shape looks, its surface given default texture coordinates when textured without
+/// any, its colours reported.
+pub(super) fn look_of(
     scene: &Scene<'_>,
-    figure: &Figure,
-    frames: &[JointFrame],
+    shape: NodeId,
+    geometry_node: NodeId,
+    surface: &mut Surface,
+    appearances: &mut Appearances<'_>,
     notes: &mut Vec<Note>,
-) -> Option<(SkinnedMesh, Vec<(NodeId, usize)>)> {
-    let h = Fields::of(scene, figure.node?)?;
-    let coord = *h.nodes("skinCoord").first()?;
-    let basic = figure.skeletal_configuration.eq_ignore_ascii_case("BASIC");
-    let binding_coord = (!basic)
-        .then(|| h.nodes("skinBindingCoords").first().copied())
-        .flatten();
-    let source = binding_coord.unwrap_or(coord);
-    let points_h = Fields::of(scene, source).map_or_else(Vec::new, |c| points(&c, "point"));
-    if points_h.is_empty() {
-        return None;
+) -> Look {
+    let look = appearances.look(scene, shape, surface.solid, notes);
+    if look.textured() {
+        surface.with_default_tex_coords();
     }
-    // Triangles of the skin shapes that use the skin's coordinates.
-    let mut found = Vec::new();
-    let mut seen = HashSet::new();
-    for node in h.nodes("skin") {
-        shapes(scene, *node, DMat4::IDENTITY, &mut seen, &mut found);
+    if surface.colored {
+        appearances.colors_dropped(scene.node(geometry_node).map_or(0, |n| n.at));
     }
-    let mut triangles = Vec::new();
-    let mut skipped = 0usize;
-    for (geometry_node, _) in found {
-        match geometry(scene, geometry_node) {
-            Some(Ok(g))
-                if g.coord == Some(coord)
-                    || g.coord == Some(source)
-                    || g.points.len() == points_h.len() =>
-            {
-                triangles.extend(g.triangles)
-            }
-            Some(Err(message)) => {
-                notes.push(Note {
-                    at: scene.node(geometry_node).map_or(0, |n| n.at),
-                    code: "HANIM_MESH_SKIPPED",
-                    message: format!("skin shape skipped: {message}"),
-                });
-            }
-            _ => skipped += 1,
-        }
-    }
-    if skipped > 0 {
-        notes.push(Note {
-            at: h.at("skin"),
-            code: "HANIM_MESH_SKIPPED",
-            message: format!(
-                "{skipped} skin shape(s) without triangles on the skin's coordinates skipped"
-            ),
-        });
-    }
-    // Weights.
-    let count = points_h.len();
-    let mut influences: Vec<Vec<(u16, f64)>> = vec![Vec::new(); count];
-    let mut bad = 0usize;
-    for (slot, joint) in figure.joints.iter().enumerate() {
-        let Some(f) = Fields::of(scene, joint.node) else {
-            continue;
-        };
-        let indices = f.numbers("skinCoordIndex").unwrap_or(&[]);
-        let weights = f.numbers("skinCoordWeight").unwrap_or(&[]);
-        for (k, index) in indices.iter().enumerate() {
-            let weight = weights.get(k).copied().unwrap_or(1.0);
-            let vertex = (*index >= 0.0)
-                .then_some(*index as usize)
-                .and_then(|i| influences.get_mut(i));
-            match (vertex, u16::try_from(slot)) {
-                (Some(list), Ok(slot)) if weight.is_finite() => list.push((slot, weight)),
-                _ => bad += 1,
-            }
-        }
-    }
-    if bad > 0 {
-        notes.push(Note {
-            at: h.node().at,
-            code: "HANIM_SKIN_WEIGHT_IGNORED",
-            message: format!(
-                "{bad} skinCoordIndex entries name no skin vertex (or have no finite weight): ignored"
-            ),
-        });
-    }
-    let mut joints = Vec::with_capacity(count);
-    let mut weights = Vec::with_capacity(count);
-    let mut unweighted = 0usize;
-    for mut list in influences {
-        list.sort_by(|a, b| b.1.total_cmp(&a.1));
-        list.truncate(4);
-        let sum: f64 = list.iter().map(|(_, w)| w).sum();
-        let mut j = [0u16; 4];
-        let mut w = [0f32; 4];
-        if sum > 0.0 {
-            for (i, (slot, weight)) in list.iter().enumerate() {
-                if let (Some(js), Some(ws)) = (j.get_mut(i), w.get_mut(i)) {
-                    *js = *slot;
-                    *ws = (weight / sum) as f32;
-                }
-            }
-        } else {
-            unweighted += 1;
-            w[0] = 1.0;
-        }
-        joints.push(j);
-        weights.push(w);
-    }
-    if unweighted > 0 {
-        notes.push(Note {
-            at: h.node().at,
-            code: "HANIM_SKIN_UNWEIGHTED",
-            message: format!("{unweighted} skin vertices no joint weights: they follow the root"),
-        });
-    }
-    // Inverse bind matrices T(−c_j) · B_j · H⁻¹.
-    let hm = humanoid_matrix(figure);
-    let h_inverse = hm.inverse();
-    // The baked skeleton's joint frames are `H · G_j · S(1/k)` (no scale): put it back.
-    let scale_k = DMat4::from_scale(DVec3::splat(figure.transform.scale));
-    let listed = h.nodes("joints");
-    let binding = |name: &str, n: usize| -> Vec<Vec<f64>> {
-        h.numbers(name)
-            .unwrap_or(&[])
-            .chunks_exact(n)
-            .map(<[f64]>::to_vec)
-            .collect()
-    };
-    let (positions_b, rotations_b, scales_b) = if basic {
-        (Vec::new(), Vec::new(), Vec::new())
-    } else {
-        (
-            binding("jointBindingPositions", 3),
-            binding("jointBindingRotations", 4),
-            binding("jointBindingScales", 3),
-        )
-    };
-    let pick = |list: &[Vec<f64>], k: Option<usize>| -> Option<Vec<f64>> {
-        match list {
-            [] => None,
-            [only] => Some(only.clone()),
-            many => k.and_then(|k| many.get(k).cloned()),
-        }
-    };
-    let inverse_bind: Vec<Mat4> = figure
-        .joints
-        .iter()
-        .map(|joint| {
-            let k = listed.iter().position(|n| *n == joint.node);
-            let vec3 = |v: Option<Vec<f64>>, default: DVec3| match v.as_deref() {
-                Some(&[x, y, z]) => DVec3::new(x, y, z),
-                _ => default,
-            };
-            let t = vec3(pick(&positions_b, k), DVec3::ZERO);
-            let s = vec3(pick(&scales_b, k), DVec3::ONE);
-            let r = match pick(&rotations_b, k).as_deref() {
-                Some(&[x, y, z, a]) => axis_angle(x, y, z, a * h.angle_unit()),
-                _ => DQuat::IDENTITY,
-            };
-            let b = DMat4::from_scale_rotation_translation(s, r, t);
-            (scale_k * DMat4::from_translation(-joint.center) * b * h_inverse).as_mat4()
-        })
-        .collect();
-    let positions: Vec<DVec3> = points_h.iter().map(|p| hm.transform_point3(*p)).collect();
-    let normals_h = h
-        .nodes("skinNormal")
-        .first()
-        .and_then(|n| Fields::of(scene, *n))
-        .map(|n| points(&n, "vector"))
-        .filter(|n| n.len() == count);
-    let normals = match normals_h {
-        Some(n) => n
-            .iter()
-            .map(|v| {
-                (figure.transform.rotation * *v)
-                    .try_normalize()
-                    .unwrap_or(DVec3::Y)
-                    .as_vec3()
-                    .to_array()
-            })
-            .collect(),
-        None => vertex_normals(&positions, &triangles),
-    };
-    let mut mesh = SkinnedMesh {
-        name: if figure.name.is_empty() {
-            "skin".to_owned()
-        } else {
-            format!("{}_skin", figure.name)
-        },
-        positions: positions.iter().map(|p| p.as_vec3().to_array()).collect(),
-        normals,
-        joints,
-        weights,
-        indices: triangles.into_iter().flatten().collect(),
-        joints_used: frames.iter().map(|f| f.joint).collect(),
-        inverse_bind,
-        uvs: Vec::new(),
-        material: None,
-        rigid: false,
-        morph_targets: Vec::new(),
-        morph_weights: Vec::new(),
-        ..SkinnedMesh::default()
-    };
-    // Displacers on joints move skin points; their displacements are in the skin's
-    // coordinates, which the humanoid transform places (module docs of `displacer`).
-    let linear = DMat3::from_mat4(hm);
-    let mut sources = Vec::new();
-    for joint in &figure.joints {
-        let Some(f) = Fields::of(scene, joint.node) else {
-            continue;
-        };
-        for id in f.nodes("displacers") {
-            if let Some(d) = displacer::read(scene, *id, count, "skin points", notes) {
-                sources.push(add_target(&mut mesh, &d, |i| vec![(i, linear)]));
-            }
-        }
-    }
-    Some((mesh, sources))
-}
-
-fn segments(
-    scene: &Scene<'_>,
-    figure: &Figure,
-    frames: &[JointFrame],
-    skeleton: &Skeleton,
-    notes: &mut Vec<Note>,
-) -> Option<(SkinnedMesh, Vec<(NodeId, usize)>)> {
-    let k = figure.transform.scale;
-    let mut positions: Vec<DVec3> = Vec::new();
-    let mut joints: Vec<[u16; 4]> = Vec::new();
-    let mut triangles: Vec<[u32; 3]> = Vec::new();
-    let mut skipped = 0usize;
-    // Per segment with displacers: its displacers, its `coord`'s point count, and where the
-    // shapes using that `coord` put its points (first vertex, linear part of the placement).
-    let mut displaced: Vec<(&[NodeId], usize, Placements)> = Vec::new();
-    for segment in &figure.segments {
-        let segment_fields = Fields::of(scene, segment.node);
-        let segment_displacers = segment_fields.map_or(&[][..], |f| f.nodes("displacers"));
-        let segment_coord = segment_fields.and_then(|f| f.nodes("coord").first().copied());
-        let mut copies = Vec::new();
-        let Some(slot) = segment.joint else {
-            continue;
-        };
-        let (Some(joint), Some(frame), Ok(slot16)) = (
-            figure.joints.get(slot),
-            frames.get(slot),
-            u16::try_from(slot),
-        ) else {
-            continue;
-        };
-        // world = G'_j · S(k) · T(−c_j) · M · p (module docs).
-        let to_world = skeleton.rest_world(frame.joint).to_mat4().as_dmat4()
-            * DMat4::from_scale(DVec3::splat(k))
-            * DMat4::from_translation(-joint.center)
-            * segment.transform;
-        let mut found = Vec::new();
-        let mut seen = HashSet::new();
-        let children: Vec<NodeId> = scene.child_nodes(segment.node).map(|(_, c)| c).collect();
-        for child in children {
-            shapes(scene, child, DMat4::IDENTITY, &mut seen, &mut found);
-        }
-        for (geometry_node, transform) in found {
-            let Some(Ok(g)) = geometry(scene, geometry_node) else {
-                skipped += 1;
-                continue;
-            };
-            if positions.len().saturating_add(g.points.len()) > MAX_MESH_VERTICES {
-                skipped += 1;
-                continue;
-            }
-            let Ok(base) = u32::try_from(positions.len()) else {
-                skipped += 1;
-                continue;
-            };
-            let m = to_world * transform;
-            if g.coord.is_some() && g.coord == segment_coord {
-                copies.push((positions.len(), DMat3::from_mat4(m)));
-            }
-            positions.extend(g.points.iter().map(|p| m.transform_point3(*p)));
-            joints.extend(std::iter::repeat_n([slot16, 0, 0, 0], g.points.len()));
-            triangles.extend(
-                g.triangles
-                    .iter()
-                    .map(|t| [t[0] + base, t[1] + base, t[2] + base]),
-            );
-        }
-        if !segment_displacers.is_empty() {
-            let points = segment_coord
-                .and_then(|c| Fields::of(scene, c))
-                .map_or(0, |c| points(&c, "point").len());
-            if copies.is_empty() {
-                notes.push(Note {
-                    at: scene.node(segment.node).map_or(0, |n| n.at),
-                    code: "HANIM_DISPLACER_IGNORED",
-                    message: format!(
-                        "segment {:?} has displacers but no shape of it uses its coord: ignored",
-                        segment.name
-                    ),
-                });
-            } else {
-                displaced.push((segment_displacers, points, copies));
-            }
-        }
-    }
-    if skipped > 0 {
-        notes.push(Note {
-            at: figure
-                .node
-                .and_then(|n| scene.node(n))
-                .map_or(0, |n| n.at),
-            code: "HANIM_MESH_SKIPPED",
-            message: format!(
-                "{skipped} segment shape(s) without usable triangles (lines, points, primitives, bad indices) skipped"
-            ),
-        });
-    }
-    if triangles.is_empty() {
-        return None;
-    }
-    let normals = vertex_normals(&positions, &triangles);
-    let count = positions.len();
-    let mut mesh = SkinnedMesh {
-        name: if figure.name.is_empty() {
-            "segments".to_owned()
-        } else {
-            format!("{}_segments", figure.name)
-        },
-        positions: positions.iter().map(|p| p.as_vec3().to_array()).collect(),
-        normals,
-        joints,
-        weights: vec![[1.0, 0.0, 0.0, 0.0]; count],
-        indices: triangles.into_iter().flatten().collect(),
-        joints_used: frames.iter().map(|f| f.joint).collect(),
-        inverse_bind: frames
-            .iter()
-            .map(|f| skeleton.rest_world(f.joint).to_mat4().inverse())
-            .collect(),
-        uvs: Vec::new(),
-        material: None,
-        rigid: true,
-        morph_targets: Vec::new(),
-        morph_weights: Vec::new(),
-        ..SkinnedMesh::default()
-    };
-    let mut sources = Vec::new();
-    for (ids, points, copies) in displaced {
-        for id in ids {
-            if let Some(d) = displacer::read(scene, *id, points, "segment coord points", notes) {
-                let place = |i: usize| copies.iter().map(|(base, l)| (base + i, *l)).collect();
-                sources.push(add_target(&mut mesh, &d, place));
-            }
-        }
-    }
-    Some((mesh, sources))
+    look
 }

@@ -13,7 +13,11 @@
 //! | `fields` | typed field access with PROTO and built-in defaults |
 //! | `figure` | scene graph → humanoids: joint trees, segments, sites, name repairs |
 //! | `animation` | interpolators + ROUTEs + TimeSensors, and HAnimMotion → clips |
-//! | `mesh` | the skin and the segments' shapes → skinned meshes |
+//! | `mesh` | the skin and the segments' shapes → skinned meshes, displacers as their targets |
+//! | `skin`, `segments` | the skin's meshes (one per Shape), the segments' (one per look) |
+//! | `geometry` | a geometry node's triangles, corner by corner (point, texture coordinate) |
+//! | `appearance` | a Shape's appearance → material, alpha mode, texture transform |
+//! | `texture` | `ImageTexture` urls → images (`data:` URLs, files in the input's folder) |
 //! | `displacer` | `HAnimDisplacer`/`Displacer` nodes → morph targets of those meshes |
 //! | `read` | humanoids → [`Asset`]: skeleton, clips, sockets, the humanoid map |
 //! | [`names`] | the HAnim 2.0 joint table, 1.x and draft names, LOA |
@@ -65,16 +69,21 @@ pub mod names;
 pub mod sites;
 
 mod animation;
+mod appearance;
 mod classic;
 mod displacer;
 mod fields;
 mod figure;
+mod geometry;
 mod interface;
 mod lexer;
 mod mesh;
 mod plan;
 mod plan_mesh;
 mod read;
+mod segments;
+mod skin;
+mod texture;
 mod tree;
 mod write_classic;
 mod write_node;
@@ -102,6 +111,8 @@ pub const MAX_DEPTH: usize = 256;
 pub const MAX_VALUES: usize = 1 << 26;
 /// The most nodes read from one file by default: 2²².
 pub const MAX_NODES: usize = 1 << 22;
+/// The largest texture image read by default: 64 MiB.
+pub const MAX_IMAGE_BYTES: usize = 64 << 20;
 
 /// Bounds on what a file may make the reader allocate; every one is checked before the
 /// allocation it guards.
@@ -122,6 +133,9 @@ pub struct ReadOptions {
     pub max_values: usize,
     /// Files with more nodes are refused (default [`MAX_NODES`]).
     pub max_nodes: usize,
+    /// Larger texture images (files, or decoded `data:` URLs) are not read, reported (default
+    /// [`MAX_IMAGE_BYTES`]).
+    pub max_image_bytes: usize,
 }
 
 impl Default for ReadOptions {
@@ -131,6 +145,7 @@ impl Default for ReadOptions {
             max_depth: MAX_DEPTH,
             max_values: MAX_VALUES,
             max_nodes: MAX_NODES,
+            max_image_bytes: MAX_IMAGE_BYTES,
         }
     }
 }
@@ -144,8 +159,9 @@ pub struct HanimExtras {
     pub humanoids: Vec<HumanoidInfo>,
     /// The sites, as sockets on the joints they move with.
     pub sockets: Vec<Socket>,
-    /// Meshes per humanoid: its skin (weights from the joints' `skinCoordIndex` and
-    /// `skinCoordWeight`), and its segments' shapes merged into one rigidly skinned mesh.
+    /// Meshes per humanoid: its skin, one mesh per skin Shape (weights from the joints'
+    /// `skinCoordIndex` and `skinCoordWeight`), then its segments' shapes as rigidly skinned
+    /// meshes, one per distinct look; each with its material and texture coordinates.
     pub meshes: Vec<SkinnedMesh>,
 }
 
@@ -230,6 +246,10 @@ pub fn read(bytes: &[u8], file: &Path, options: &ReadOptions) -> Result<ReadOutc
 
 /// As [`read`], with what the model has no place for ([`HanimExtras`]).
 ///
+/// Read from memory, the file has no folder: texture images come only from `data:` URLs (an
+/// `ImageTexture` naming a file is reported and the mesh keeps its colour).
+/// [`read_asset_with_extras`] also reads image files beside the input.
+///
 /// # Errors
 /// [`Error::Invalid`] with line:column and what was expected: malformed XML, unbalanced braces
 /// or brackets, a USE before its DEF, an unknown field of a node the reader interprets, a value
@@ -242,10 +262,22 @@ pub fn read_with_extras(
     file: &Path,
     options: &ReadOptions,
 ) -> Result<(ReadOutcome, HanimExtras), Error> {
+    read_in(bytes, file, None, options)
+}
+
+/// [`read_with_extras`] of a file whose textures are looked for in `folder` (`None`: read
+/// from memory, only `data:` URLs).
+fn read_in(
+    bytes: &[u8],
+    file: &Path,
+    folder: Option<&Path>,
+    options: &ReadOptions,
+) -> Result<(ReadOutcome, HanimExtras), Error> {
     let mut diagnostics = Diagnostics::new();
     let text = decode(bytes, file, options, &mut diagnostics)?;
     let (mut outcome, extras) = with_scene(&text, file, options, |scene, text, notes| {
-        read::to_asset(scene, text, file, notes)
+        let textures = texture::Textures::new(folder, options.max_image_bytes);
+        read::to_asset(scene, text, file, textures, notes)
     })?;
     diagnostics.extend(outcome.diagnostics);
     outcome.diagnostics = diagnostics;
@@ -283,7 +315,8 @@ pub fn parse_summary(
 }
 
 /// Reads an H-Anim file from disk (see [`read`]), refusing one larger than
-/// [`ReadOptions::max_bytes`] before reading it.
+/// [`ReadOptions::max_bytes`] before reading it. Texture images named by a relative `url` are
+/// read from the file's folder (never from outside it).
 ///
 /// # Errors
 /// [`Error::Io`] when it cannot be read; as [`read`] otherwise.
@@ -300,7 +333,11 @@ pub fn read_asset_with_extras(
     options: &ReadOptions,
 ) -> Result<(ReadOutcome, HanimExtras), Error> {
     let bytes = read_file(path, options.max_bytes)?;
-    read_with_extras(&bytes, path, options)
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    read_in(&bytes, path, Some(folder), options)
 }
 
 fn read_file(path: &Path, max_bytes: usize) -> Result<Vec<u8>, Error> {

@@ -24,11 +24,13 @@ use std::path::Path;
 use glam::{DMat4, DVec3};
 
 use super::animation::{self, JointFrame};
+use super::appearance::Appearances;
 use super::classic::Note;
 use super::fields::Fields;
 use super::figure::{self, Figure};
 use super::mesh;
 use super::names::{self, Generation};
+use super::texture::Textures;
 use super::tree::{line_column, NodeId, Scene, Syntax};
 use super::{HanimExtras, HumanoidInfo, JointInfo};
 use crate::asset::{Asset, HumanoidSkeleton, ReadOutcome};
@@ -67,7 +69,10 @@ pub(crate) fn push_notes(text: &str, notes: Vec<Note>, diagnostics: &mut Diagnos
         };
         let info = matches!(
             note.code,
-            "HANIM_MOTION_DISABLED" | "HANIM_UNIT_IGNORED" | "HANIM_XML_IGNORED"
+            "HANIM_MOTION_DISABLED"
+                | "HANIM_UNIT_IGNORED"
+                | "HANIM_XML_IGNORED"
+                | "HANIM_SKIN_POINTS_UNUSED"
         );
         if info {
             diagnostics.info(note.code, location, note.message);
@@ -86,6 +91,7 @@ pub(crate) fn to_asset(
     scene: &Scene<'_>,
     text: &str,
     file: &Path,
+    textures: Textures<'_>,
     mut notes: Vec<Note>,
 ) -> Result<(ReadOutcome, HanimExtras), Error> {
     let invalid = |at: usize, message: String| {
@@ -152,23 +158,32 @@ pub(crate) fn to_asset(
     }
     // Meshes first: the displacers that became morph targets are what weight tracks animate.
     let mut meshes = Vec::new();
-    let mut morphs = HashMap::new();
+    let mut morphs: HashMap<NodeId, Vec<animation::MorphSlot>> = HashMap::new();
+    let mut appearances = Appearances::new(textures);
     for (figure, frames) in &figure_frames {
-        let (found, sources) = mesh::meshes(scene, figure, frames, &skeleton, &mut notes);
+        let (found, sources) = mesh::meshes(
+            scene,
+            figure,
+            frames,
+            &skeleton,
+            &mut appearances,
+            &mut notes,
+        );
         for source in sources {
             let Ok(mesh) = u16::try_from(meshes.len() + source.mesh) else {
                 continue;
             };
-            morphs.insert(
-                source.displacer,
-                animation::MorphSlot {
+            morphs
+                .entry(source.displacer)
+                .or_default()
+                .push(animation::MorphSlot {
                     mesh,
                     target: source.target,
-                },
-            );
+                });
         }
         meshes.extend(found);
     }
+    appearances.finish(&mut notes);
     let defaults: Vec<Vec<f32>> = meshes.iter().map(|m| m.morph_weights.clone()).collect();
     let morphs = animation::Morphs {
         slots: morphs,

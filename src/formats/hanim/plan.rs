@@ -235,6 +235,8 @@ pub(crate) fn plan(
         &options.meshes,
         &index_of,
         &joint_names,
+        // X3D 4 (the 2.0 encodings) has Appearance.alphaMode; VRML97 has not.
+        generation == Generation::V2,
         &mut |wanted| defs.unique(wanted),
         diagnostics,
     );

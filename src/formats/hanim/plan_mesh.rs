@@ -26,7 +26,11 @@
 //! - **Materials.** The base colour becomes `Material.diffuseColor` and `transparency`
 //!   (`1 − alpha`); a base colour texture becomes an ImageTexture whose `url` is a `data:` URL
 //!   holding the image's bytes (both X_ITE and Castle read them; the file stays one file), with
-//!   the texture coordinates flipped to X3D's bottom-left origin (`t = 1 − v`).
+//!   the texture coordinates flipped to X3D's bottom-left origin (`t = 1 − v`). X3D 4's
+//!   `Appearance.alphaMode` is written where its default (`AUTO`: blend when transparency is
+//!   above 0) would say otherwise: `MASK` with `alphaCutoff`, `BLEND` for an opaque base colour
+//!   (its texture's alpha), `OPAQUE` for a transparent one. VRML97 has no alpha mode: those
+//!   materials are written with their transparency alone, reported.
 //! - Rigid meshes on no written joint are written beside the humanoid as plain Shapes.
 //! - **Morph targets → displacers.** Each morph target of a skin mesh becomes an
 //!   `HAnimDisplacer` (1.1: a `Displacer` PROTO instance) on the planned joint its moved vertices
@@ -49,7 +53,7 @@ use super::names;
 use super::plan::identifier;
 use crate::asset::Asset;
 use crate::error::Diagnostics;
-use crate::model::mesh::{Material, SkinnedMesh};
+use crate::model::mesh::{AlphaMode, Material, SkinnedMesh};
 use crate::model::skeleton::JointId;
 use crate::pose::bake::{blend, normal_matrix};
 
@@ -64,6 +68,8 @@ pub(crate) struct PlannedMaterial {
     pub texture: Option<(String, Arc<str>)>,
     /// Geometry `solid` (false for double-sided materials).
     pub solid: bool,
+    /// `Appearance.alphaMode` and `alphaCutoff` (X3D 4), where `AUTO` would not say it.
+    pub alpha_mode: Option<(&'static str, Option<f32>)>,
 }
 
 /// One Shape: its triangles (indices into its coordinates) and look.
@@ -153,6 +159,7 @@ pub(crate) fn plan_meshes(
     meshes: &[SkinnedMesh],
     index_of: &HashMap<JointId, usize>,
     joint_names: &[String],
+    alpha_modes: bool,
     def_of: &mut dyn FnMut(&str) -> String,
     diagnostics: &mut Diagnostics,
 ) -> PlannedMeshes {
@@ -175,15 +182,22 @@ pub(crate) fn plan_meshes(
     let mut loose: Vec<(PlannedPoints, PlannedShape)> = Vec::new();
     let mut skipped = 0usize;
     let mut displacers: Vec<PlannedDisplacer> = Vec::new();
+    let mut unstated_alpha = 0usize;
     for (mesh_index, mesh) in meshes.iter().enumerate() {
         let Some(placed) = place(asset, mesh) else {
             skipped += 1;
             continue;
         };
-        let material = mesh
+        let mut material = mesh
             .material
             .as_ref()
             .map(|m| material(m, &mut textures, def_of));
+        if let Some(m) = material.as_mut().filter(|m| m.alpha_mode.is_some()) {
+            if !alpha_modes {
+                m.alpha_mode = None;
+                unstated_alpha += 1;
+            }
+        }
         let count = mesh.positions.len();
         // Each vertex's planned joints (None: no written joint) and weights.
         let influences: Vec<Vec<(Option<usize>, f32)>> = mesh
@@ -361,6 +375,13 @@ pub(crate) fn plan_meshes(
             format!("{skipped} mesh(es) with inconsistent vertex data (or too many vertices): not written"),
         );
     }
+    if unstated_alpha > 0 {
+        diagnostics.warn(
+            "HANIM_ALPHA_MODE_DROPPED",
+            "",
+            format!("{unstated_alpha} mesh(es) whose material's alpha mode (MASK, or BLEND of an opaque colour) VRML97 cannot state: written with their transparency alone"),
+        );
+    }
     if !skin_has_normals {
         skin_points.normals.clear();
     }
@@ -524,11 +545,24 @@ fn material(
             .clone()
     });
     let [r, g, b, a] = m.base_color;
+    let transparency = (1.0 - a).clamp(0.0, 1.0);
     PlannedMaterial {
         diffuse: [r, g, b],
-        transparency: (1.0 - a).clamp(0.0, 1.0),
+        transparency,
         texture,
         solid: !m.double_sided,
+        alpha_mode: alpha_mode(m.alpha_mode, transparency),
+    }
+}
+
+/// The `alphaMode` (and `alphaCutoff`) to write for `mode`, where X3D 4's `AUTO` (blend when
+/// `transparency` is above 0) would not say it.
+fn alpha_mode(mode: AlphaMode, transparency: f32) -> Option<(&'static str, Option<f32>)> {
+    match mode {
+        AlphaMode::Mask(cutoff) => Some(("MASK", Some(cutoff))),
+        AlphaMode::Blend if transparency <= 0.0 => Some(("BLEND", None)),
+        AlphaMode::Opaque if transparency > 0.0 => Some(("OPAQUE", None)),
+        _ => None,
     }
 }
 

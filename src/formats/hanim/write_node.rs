@@ -148,7 +148,14 @@ fn appearance(m: &PlannedMaterial) -> Node {
     if m.transparency > 0.0 {
         material = material.field("transparency", Value::Numbers(vec![m.transparency]));
     }
-    let mut appearance = Node::new("Appearance", "appearance").child(material);
+    let mut appearance = Node::new("Appearance", "appearance");
+    if let Some((mode, cutoff)) = m.alpha_mode {
+        appearance = appearance.field("alphaMode", Value::String(mode.to_owned()));
+        if let Some(cutoff) = cutoff {
+            appearance = appearance.field("alphaCutoff", Value::Numbers(vec![cutoff]));
+        }
+    }
+    let mut appearance = appearance.child(material);
     if let Some((def, url)) = &m.texture {
         appearance = appearance.child(
             Node::new("ImageTexture", "texture")

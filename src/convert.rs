@@ -92,8 +92,9 @@ pub fn convert(
         if !via_document {
             return convert_through_model(input, output, options);
         }
-        let model = read_model(input, target, options)?;
+        let mut model = read_model(input, target, options)?;
         let built = built_glb(&model)?;
+        report_dropped(&built, &mut model.diagnostics);
         let document = gltf::build::document(&built, input)?;
         return convert_document(document, source, input, output, options, model.diagnostics);
     }
@@ -303,8 +304,9 @@ fn convert_through_model(
                 meshes,
                 diagnostics: Diagnostics::new(),
             };
-            let written =
-                gltf::build::document(&built_glb(&model)?, output)?.write_gltf(output, &[])?;
+            let built = built_glb(&model)?;
+            report_dropped(&built, &mut diagnostics);
+            let written = gltf::build::document(&built, output)?.write_gltf(output, &[])?;
             diagnostics.extend(written.diagnostics);
             written.bytes
         }
@@ -315,6 +317,7 @@ fn convert_through_model(
                 meshes,
                 diagnostics: Diagnostics::new(),
             })?;
+            report_dropped(&built, &mut diagnostics);
             let written = gltf::build::write_glb(&built, output)?;
             diagnostics.extend(written.diagnostics);
             written.bytes
@@ -380,8 +383,9 @@ struct Model {
 
 /// Reads `input` into the model for a `target` written from it, mapped by `--map` when given.
 /// Sockets (H-Anim Sites, glTF virtual transforms, a VRM's gaze origin) travel to an H-Anim
-/// output as sites and to a GLB as virtual transforms (an H-Anim file's skin, or its segment
-/// shapes merged, to a GLB too; a glTF file's meshes, placed at its rest, to an H-Anim output).
+/// output as sites and to a GLB as virtual transforms (an H-Anim file's skin and segment meshes,
+/// with their materials and texture coordinates, to a GLB too; a glTF file's meshes, placed at
+/// its rest, to an H-Anim output).
 fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<Model, Error> {
     let read_options = crate::asset::ReadOptions {
         bvh_scale: options.bvh_read_scale,
@@ -491,6 +495,13 @@ fn built_glb(model: &Model) -> Result<gltf::build::Built, Error> {
         }
     }
     Ok(built)
+}
+
+/// Reports what a built document left out (textures of an image type glTF does not hold).
+fn report_dropped(built: &gltf::build::Built, diagnostics: &mut Diagnostics) {
+    for message in &built.dropped {
+        diagnostics.warn("GLTF_TEXTURE_DROPPED", "", message.clone());
+    }
 }
 
 /// Maps the rig of a document that declares no humanoid and declares the result with

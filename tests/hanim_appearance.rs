@@ -866,6 +866,105 @@ fn converted_looks_match(source: &Path, formats: &[Format]) -> usize {
     checked
 }
 
+/// Converts `source` to each of `formats` and that file on to a GLB, and checks the GLB's
+/// primitives (read with the gltf crate) against the source's: each source primitive has one
+/// with its triangles where the source's rest puts them, its material as `format` can state
+/// it, its texture bytes and texture coordinates. Returns how many primitives were checked.
+fn back_to_glb_matches(source: &Path, formats: &[Format]) -> usize {
+    let expected = source_primitives(source);
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for format in formats {
+        let hanim = dir.path().join(format!("out.{}", format.name()));
+        humanoid::convert::convert(source, &hanim, &Default::default()).unwrap();
+        let back = dir.path().join(format!("back_{}.glb", format.name()));
+        humanoid::convert::convert(&hanim, &back, &Default::default()).unwrap();
+        let got = source_primitives(&back);
+        assert_eq!(got.len(), expected.len(), "{}: {format}", source.display());
+        for primitive in &expected {
+            let triangles = primitive.indices.len() / 3;
+            let found = got
+                .iter()
+                .filter(|g| g.indices.len() / 3 == triangles)
+                .find(|g| {
+                    g.indices.iter().zip(&primitive.indices).all(|(r, s)| {
+                        let d = DVec3::from_array(g.rest[*r as usize])
+                            - DVec3::from_array(primitive.rest[*s as usize]);
+                        d.length() < 1e-5
+                    })
+                })
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: {format}: no primitive for {}",
+                        source.display(),
+                        primitive.name
+                    )
+                });
+            let what = format!("{} {format} -> glb {}", source.display(), primitive.name);
+            if let (Some(read), Some(m)) = (&found.material, &primitive.material) {
+                same_look(read, &as_written(m, *format), &what);
+            }
+            assert_eq!(
+                found.material.is_some(),
+                primitive.material.is_some(),
+                "{what}"
+            );
+            let mut worst = 0.0f32;
+            for (r, s) in found.indices.iter().zip(&primitive.indices) {
+                if let (Some(a), Some(b)) =
+                    (found.uvs.get(*r as usize), primitive.uvs.get(*s as usize))
+                {
+                    worst = worst.max((a[0] - b[0]).abs().max((a[1] - b[1]).abs()));
+                }
+            }
+            assert_eq!(found.uvs.is_empty(), primitive.uvs.is_empty(), "{what}");
+            assert!(worst <= 1e-6, "{what}: texture coordinates off by {worst}");
+            checked += 1;
+        }
+    }
+    checked
+}
+
+/// H-Anim → GLB: each mesh's material (colour, alpha mode, double-sided, texture) and texture
+/// coordinates in the GLB, read with the gltf crate, are the hand-written file's; a GIF
+/// texture, which glTF cannot hold, is reported and left out.
+#[test]
+fn h_anim_looks_reach_the_glb() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("split.x3dv");
+    std::fs::write(&input, split_corner_file()).unwrap();
+    let glb = dir.path().join("split.glb");
+    humanoid::convert::convert(&input, &glb, &Default::default()).unwrap();
+    let got = source_primitives(&glb);
+    assert_eq!(got.len(), 1);
+    let m = got[0].material.as_ref().unwrap();
+    assert_eq!(m.base_color, [0.25, 0.5, 0.75, 0.75]);
+    assert_eq!(m.alpha_mode, AlphaMode::Blend);
+    assert!(m.double_sided);
+    assert_eq!(&*m.base_color_texture.as_ref().unwrap().bytes, &PNG);
+    // The hand-worked texture coordinates of the split-corner test, vertex for vertex.
+    assert_eq!(
+        got[0].uvs,
+        [[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0], [0.5, 0.5]]
+    );
+    assert_eq!(got[0].indices, [0, 1, 2, 4, 2, 3]);
+
+    let gif = b"GIF89a\x01\x00\x01\x00";
+    let text = split_corner_file().replace(&data_url(&PNG), &data_url(gif));
+    let input = dir.path().join("gif.x3dv");
+    std::fs::write(&input, text).unwrap();
+    let glb = dir.path().join("gif.glb");
+    let report = humanoid::convert::convert(&input, &glb, &Default::default()).unwrap();
+    assert!(report
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "GLTF_TEXTURE_DROPPED" && d.message.contains("image/gif")));
+    let got = source_primitives(&glb);
+    let m = got[0].material.as_ref().unwrap();
+    assert!(m.base_color_texture.is_none());
+    assert_eq!(m.base_color, [0.25, 0.5, 0.75, 0.75]);
+}
+
 #[test]
 fn the_demo_mannequin_converts_with_its_look() {
     let dir = tempfile::tempdir().unwrap();
@@ -876,6 +975,7 @@ fn the_demo_mannequin_converts_with_its_look() {
         .unwrap();
     let checked = converted_looks_match(glb, &[Format::X3d, Format::X3dv, Format::Wrl]);
     assert_eq!(checked, 3);
+    assert_eq!(back_to_glb_matches(glb, &[Format::X3d]), 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -904,6 +1004,19 @@ mod corpus {
         let cesium =
             converted_looks_match(&shared("gltf/CesiumMan.glb"), &[Format::X3d, Format::X3dv]);
         assert_eq!(cesium, 2);
+    }
+
+    /// glTF → H-Anim → glTF: Godette's four primitives and CesiumMan's come back with their
+    /// materials, textures and texture coordinates.
+    #[test]
+    fn corpus_characters_come_back_to_glb_with_their_looks() {
+        let godette = back_to_glb_matches(
+            &shared("vrm/Godette_vrm_v4.vrm"),
+            &[Format::X3d, Format::X3dv, Format::Wrl],
+        );
+        assert_eq!(godette, 12);
+        let cesium = back_to_glb_matches(&shared("gltf/CesiumMan.glb"), &[Format::X3dv]);
+        assert_eq!(cesium, 1);
     }
 
     fn xml(path: &Path) -> String {

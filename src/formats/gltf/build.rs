@@ -1,8 +1,17 @@
 //! Builds a new glTF document (JSON + one binary buffer) from the canonical model: a skeleton
-//! with its humanoid bone maps, skinned meshes (with their morph targets) and clips. Joint
-//! tracks become node channels; mesh weight tracks `weights` channels on the mesh's node; bone
-//! tracks become `EXT_skeleton_humanoid` channels (no `target.node`) whose data are the deltas
-//! `D_b = F_b⁻¹ · n_b · F_b` in the canonical bone frames.
+//! with its humanoid bone maps, skinned meshes (with their morph targets, texture coordinates
+//! and materials) and clips. Joint tracks become node channels; mesh weight tracks `weights`
+//! channels on the mesh's node; bone tracks become `EXT_skeleton_humanoid` channels (no
+//! `target.node`) whose data are the deltas `D_b = F_b⁻¹ · n_b · F_b` in the canonical bone
+//! frames.
+//!
+//! **Materials.** A mesh's [`Material`] becomes a metallic-roughness material with its base
+//! colour factor, alpha mode, cutoff and double-sidedness, non-metallic (`metallicFactor` 0:
+//! the model keeps no metalness, and the formats it comes from here, H-Anim and BVH, have
+//! none); its base colour texture an image in the binary buffer (equal materials and equal
+//! images are written once). glTF holds PNG and JPEG images only: another type is left out
+//! ([`Built::dropped`]) and the material keeps its colour. A mesh without a material gets a
+//! neutral grey.
 
 use serde_json::{json, Map, Value};
 
@@ -10,7 +19,7 @@ use super::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::asset::HumanoidSkeleton;
 use crate::error::Error;
 use crate::model::clip::{Clip, Property, TrackTarget};
-use crate::model::mesh::SkinnedMesh;
+use crate::model::mesh::{AlphaMode, Material, SkinnedMesh};
 use crate::model::skeleton::Skeleton;
 use crate::pose::sample::Interpolation;
 
@@ -48,6 +57,9 @@ pub struct Built {
     pub json: Value,
     /// Buffer 0's bytes.
     pub bin: Vec<u8>,
+    /// What could not be written, one message each (for the caller's diagnostics): textures
+    /// whose image type glTF does not hold.
+    pub dropped: Vec<String>,
 }
 
 /// Accumulates a binary buffer with its buffer views and accessors; indices start at the
@@ -176,11 +188,14 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
         root.insert("extensionsUsed".into(), json!([ext::NAME]));
     }
 
+    let mut dropped = Vec::new();
     if !scene.meshes.is_empty() {
+        let looks = looks(&mut w, scene.meshes);
+        dropped = looks.dropped;
         let mut meshes = Vec::with_capacity(scene.meshes.len());
         let mut skins: Vec<(&SkinnedMesh, Value)> = Vec::new();
-        for mesh in scene.meshes {
-            let primitive = primitive(&mut w, mesh);
+        for (mesh, material) in scene.meshes.iter().zip(looks.of_mesh) {
+            let primitive = primitive(&mut w, mesh, material);
             let same_skin = |(other, _): &(&SkinnedMesh, Value)| {
                 other.joints_used == mesh.joints_used && other.inverse_bind == mesh.inverse_bind
             };
@@ -204,10 +219,11 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
             nodes.push(json!({"name": mesh.name, "mesh": meshes.len() - 1, "skin": skin}));
             scene_nodes.push(nodes.len() - 1);
         }
-        root.insert("materials".into(), json!([{
-            "name": "mannequin grey",
-            "pbrMetallicRoughness": {"baseColorFactor": [0.72, 0.74, 0.78, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.6}
-        }]));
+        root.insert("materials".into(), Value::Array(looks.materials));
+        if !looks.images.is_empty() {
+            root.insert("images".into(), Value::Array(looks.images));
+            root.insert("textures".into(), Value::Array(looks.textures));
+        }
         root.insert("meshes".into(), Value::Array(meshes));
         root.insert(
             "skins".into(),
@@ -280,11 +296,117 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
     Ok(Built {
         json: Value::Object(root),
         bin: w.bin,
+        dropped,
     })
 }
 
-/// The primitive of `mesh`: its attributes, indices, material 0 and morph targets.
-fn primitive(w: &mut Writer, mesh: &SkinnedMesh) -> Value {
+/// The materials, images and textures of some meshes, and each mesh's material.
+struct Looks {
+    materials: Vec<Value>,
+    images: Vec<Value>,
+    textures: Vec<Value>,
+    /// Per mesh, its index into `materials`.
+    of_mesh: Vec<usize>,
+    dropped: Vec<String>,
+}
+
+/// The material of a mesh without one.
+fn neutral_grey() -> Value {
+    json!({
+        "name": "mannequin grey",
+        "pbrMetallicRoughness": {"baseColorFactor": [0.72, 0.74, 0.78, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.6}
+    })
+}
+
+/// Writes the meshes' materials (module docs): equal materials once, equal images once.
+fn looks(w: &mut Writer, meshes: &[SkinnedMesh]) -> Looks {
+    let mut looks = Looks {
+        materials: Vec::new(),
+        images: Vec::new(),
+        textures: Vec::new(),
+        of_mesh: Vec::with_capacity(meshes.len()),
+        dropped: Vec::new(),
+    };
+    let mut written: Vec<(Option<&Material>, usize)> = Vec::new();
+    let mut images: Vec<(&[u8], usize)> = Vec::new();
+    for mesh in meshes {
+        let material = mesh.material.as_ref();
+        if let Some((_, index)) = written.iter().find(|(m, _)| *m == material) {
+            looks.of_mesh.push(*index);
+            continue;
+        }
+        let value = match material {
+            None => neutral_grey(),
+            Some(m) => {
+                let texture = m.base_color_texture.as_ref().and_then(|image| {
+                    if !matches!(image.mime_type.as_str(), "image/png" | "image/jpeg") {
+                        looks.dropped.push(format!(
+                            "mesh {:?}: its texture {:?} is {}, which glTF does not hold (PNG and JPEG only): left out",
+                            mesh.name, image.name, image.mime_type
+                        ));
+                        return None;
+                    }
+                    let bytes: &[u8] = &image.bytes;
+                    if let Some((_, texture)) = images.iter().find(|(b, _)| *b == bytes) {
+                        return Some(*texture);
+                    }
+                    let view = w.view(bytes, None);
+                    let mut json = json!({"bufferView": view, "mimeType": image.mime_type});
+                    if !image.name.is_empty() {
+                        json["name"] = json!(image.name);
+                    }
+                    looks.images.push(json);
+                    looks.textures.push(json!({"source": looks.images.len() - 1}));
+                    let texture = looks.textures.len() - 1;
+                    images.push((bytes, texture));
+                    Some(texture)
+                });
+                material_json(m, texture)
+            }
+        };
+        looks.materials.push(value);
+        let index = looks.materials.len() - 1;
+        written.push((material, index));
+        looks.of_mesh.push(index);
+    }
+    looks
+}
+
+/// A glTF material for `m`, its base colour texture `texture` (an index into `textures`).
+fn material_json(m: &Material, texture: Option<usize>) -> Value {
+    let factor = m.base_color.map(|c| {
+        if c.is_finite() {
+            c.clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    });
+    let mut pbr = json!({"baseColorFactor": factor, "metallicFactor": 0.0});
+    if let Some(texture) = texture {
+        pbr["baseColorTexture"] = json!({"index": texture});
+    }
+    let mut value = json!({"pbrMetallicRoughness": pbr});
+    if !m.name.is_empty() {
+        value["name"] = json!(m.name);
+    }
+    match m.alpha_mode {
+        AlphaMode::Opaque => {}
+        AlphaMode::Blend => value["alphaMode"] = json!("BLEND"),
+        AlphaMode::Mask(cutoff) => {
+            value["alphaMode"] = json!("MASK");
+            if cutoff.is_finite() && cutoff >= 0.0 {
+                value["alphaCutoff"] = json!(cutoff);
+            }
+        }
+    }
+    if m.double_sided {
+        value["doubleSided"] = json!(true);
+    }
+    value
+}
+
+/// The primitive of `mesh`: its attributes, indices, material `material` and morph targets.
+fn primitive(w: &mut Writer, mesh: &SkinnedMesh, material: usize) -> Value {
     let positions: Vec<f32> = mesh.positions.iter().flatten().copied().collect();
     let normals: Vec<f32> = mesh.normals.iter().flatten().copied().collect();
     let weights: Vec<f32> = mesh.weights.iter().flatten().copied().collect();
@@ -330,8 +452,13 @@ fn primitive(w: &mut Writer, mesh: &SkinnedMesh) -> Value {
     let mut primitive = json!({
         "attributes": {"POSITION": position, "NORMAL": normal, "JOINTS_0": joints, "WEIGHTS_0": weight},
         "indices": indices,
-        "material": 0
+        "material": material
     });
+    if !mesh.uvs.is_empty() && mesh.uvs.len() == mesh.positions.len() {
+        let uvs: Vec<f32> = mesh.uvs.iter().flatten().copied().collect();
+        primitive["attributes"]["TEXCOORD_0"] =
+            json!(w.floats(&uvs, "VEC2", 2, Some(ARRAY_BUFFER), false));
+    }
     if !targets.is_empty() {
         primitive["targets"] = Value::Array(targets);
     }

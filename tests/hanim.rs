@@ -719,6 +719,7 @@ fn interpolator_pose(scene: &TScene, timer: &str, t: f64) -> Pose {
 }
 
 /// The pose of the scene's HAnimMotion at `t` seconds.
+#[cfg(feature = "corpus")]
 fn motion_pose(scene: &TScene, t: f64) -> Pose {
     let m = scene.motion.as_ref().unwrap();
     let width: usize = m.channels.iter().map(Vec::len).sum();

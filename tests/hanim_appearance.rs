@@ -1019,6 +1019,74 @@ mod corpus {
         assert_eq!(cesium, 1);
     }
 
+    /// Godette's body primitives share one vertex buffer (one `POSITION` accessor), each
+    /// drawing part of it: the skin written holds, for those, only the vertices their
+    /// triangles use — as many as the distinct indices the gltf crate reads — and for a
+    /// primitive with a buffer of its own (the face) every vertex, in order.
+    #[test]
+    fn only_the_vertices_triangles_use_are_written() {
+        let source = shared("vrm/Godette_vrm_v4.vrm");
+        let bytes = std::fs::read(&source).unwrap();
+        let gltf = gltf::Gltf::from_slice(&bytes).unwrap();
+        let blob = gltf.blob.clone().unwrap();
+        let mut uses = std::collections::HashMap::new();
+        for primitive in gltf
+            .meshes()
+            .flat_map(|m| m.primitives().collect::<Vec<_>>())
+        {
+            let a = primitive.get(&gltf::Semantic::Positions).unwrap().index();
+            *uses.entry(a).or_insert(0) += 1;
+        }
+        let (mut expected, mut stored) = (0, 0);
+        for primitive in gltf
+            .meshes()
+            .flat_map(|m| m.primitives().collect::<Vec<_>>())
+        {
+            let positions = primitive.get(&gltf::Semantic::Positions).unwrap();
+            stored += positions.count();
+            if uses[&positions.index()] > 1 {
+                let reader = primitive.reader(|_| Some(&blob[..]));
+                let distinct: std::collections::HashSet<u32> =
+                    reader.read_indices().unwrap().into_u32().collect();
+                expected += distinct.len();
+            } else {
+                expected += positions.count();
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("godette.x3d");
+        let report = humanoid::convert::convert(&source, &out, &Default::default()).unwrap();
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "MESH_VERTICES_UNUSED"
+                    && d.message
+                        .contains(&format!("{} vertices", stored - expected))),
+            "{:?}",
+            report.diagnostics
+        );
+        let text = xml(&out);
+        let doc = roxmltree::Document::parse_with_options(
+            &text,
+            roxmltree::ParsingOptions {
+                allow_dtd: true,
+                ..roxmltree::ParsingOptions::default()
+            },
+        )
+        .unwrap();
+        let skin_coord = doc
+            .descendants()
+            .find(|n| {
+                n.has_tag_name("Coordinate")
+                    && n.parent().is_some_and(|p| p.has_tag_name("HAnimHumanoid"))
+                    && n.attribute("point").is_some()
+            })
+            .expect("the humanoid's skinCoord");
+        let points = numbers(skin_coord.attribute("point").unwrap_or_default()).len() / 3;
+        assert_eq!(points, expected);
+    }
+
     fn xml(path: &Path) -> String {
         std::fs::read_to_string(path).unwrap()
     }

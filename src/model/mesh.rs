@@ -126,4 +126,130 @@ impl SkinnedMesh {
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
+
+    /// Removes the vertices no triangle uses (a glTF primitive that shares its vertex buffer
+    /// with others brings them all), keeping the others in their order with every per-vertex
+    /// array (morph deltas included) and renumbering the triangles. Returns how many were
+    /// removed. Indices past the vertex count (a broken invariant) are left as they are.
+    ///
+    /// # Examples
+    /// ```
+    /// use humanoid::model::mesh::SkinnedMesh;
+    /// let mut mesh = SkinnedMesh {
+    ///     positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [9.0; 3], [0.0, 1.0, 0.0]],
+    ///     indices: vec![0, 1, 3],
+    ///     ..SkinnedMesh::default()
+    /// };
+    /// assert_eq!(mesh.drop_unused_vertices(), 1);
+    /// assert_eq!(mesh.positions, [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    /// assert_eq!(mesh.indices, [0, 1, 2]);
+    /// ```
+    pub fn drop_unused_vertices(&mut self) -> usize {
+        let count = self.positions.len();
+        let mut used = vec![false; count];
+        for &i in &self.indices {
+            match used.get_mut(i as usize) {
+                Some(u) => *u = true,
+                None => return 0,
+            }
+        }
+        let kept = used.iter().filter(|u| **u).count();
+        if kept == count {
+            return 0;
+        }
+        let mut new_index = vec![u32::MAX; count];
+        for (next, (slot, _)) in new_index
+            .iter_mut()
+            .zip(&used)
+            .filter(|(_, u)| **u)
+            .enumerate()
+        {
+            // `kept` ≤ `count`, and indices are u32: no overflow.
+            *slot = u32::try_from(next).unwrap_or(u32::MAX);
+        }
+        for i in &mut self.indices {
+            *i = new_index[*i as usize];
+        }
+        fn keep<T>(values: &mut Vec<T>, used: &[bool]) {
+            if values.len() == used.len() {
+                let mut flags = used.iter();
+                values.retain(|_| flags.next().copied().unwrap_or(false));
+            }
+        }
+        keep(&mut self.positions, &used);
+        keep(&mut self.normals, &used);
+        keep(&mut self.joints, &used);
+        keep(&mut self.weights, &used);
+        keep(&mut self.uvs, &used);
+        keep(&mut self.joints_extra, &used);
+        keep(&mut self.weights_extra, &used);
+        for target in &mut self.morph_targets {
+            keep(&mut target.positions, &used);
+            keep(&mut target.normals, &used);
+        }
+        count - kept
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every attribute of each triangle corner, in triangle order.
+    fn corners(mesh: &SkinnedMesh) -> Vec<String> {
+        mesh.indices
+            .iter()
+            .map(|&i| {
+                let i = i as usize;
+                format!(
+                    "{:?} {:?} {:?} {:?} {:?} {:?}",
+                    mesh.positions[i],
+                    mesh.normals[i],
+                    mesh.joints[i],
+                    mesh.weights[i],
+                    mesh.uvs[i],
+                    mesh.morph_targets
+                        .iter()
+                        .map(|t| (t.positions[i], t.normals[i]))
+                        .collect::<Vec<_>>()
+                )
+            })
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn dropping_unused_vertices_keeps_every_corner(
+            count in 1usize..40,
+            picks in proptest::collection::vec(0usize..1000, 0..30),
+        ) {
+            let v = |k: usize| k as f32;
+            let mut mesh = SkinnedMesh {
+                positions: (0..count).map(|k| [v(k), 0.0, 0.0]).collect(),
+                normals: (0..count).map(|k| [0.0, v(k), 0.0]).collect(),
+                joints: (0..count).map(|k| [k as u16, 0, 0, 0]).collect(),
+                weights: vec![[1.0, 0.0, 0.0, 0.0]; count],
+                uvs: (0..count).map(|k| [v(k), v(k)]).collect(),
+                morph_targets: vec![MorphTarget {
+                    name: "t".into(),
+                    positions: (0..count).map(|k| [0.0, 0.0, v(k)]).collect(),
+                    normals: (0..count).map(|k| [v(k), v(k), 0.0]).collect(),
+                }],
+                morph_weights: vec![0.5],
+                indices: picks.iter().map(|p| (p % count) as u32).collect(),
+                ..SkinnedMesh::default()
+            };
+            mesh.indices.truncate(mesh.indices.len() / 3 * 3);
+            let before = corners(&mesh);
+            let distinct: std::collections::HashSet<u32> = mesh.indices.iter().copied().collect();
+            let removed = mesh.drop_unused_vertices();
+            prop_assert_eq!(removed, count - distinct.len());
+            prop_assert_eq!(mesh.positions.len(), distinct.len());
+            prop_assert_eq!(mesh.morph_targets[0].positions.len(), distinct.len());
+            prop_assert_eq!(corners(&mesh), before);
+            // The kept vertices keep their order.
+            prop_assert!(mesh.positions.windows(2).all(|w| w[0][0] < w[1][0]));
+        }
+    }
 }

@@ -66,6 +66,7 @@ pub fn bind_meshes_with_nodes(
     let joint = |node: usize| joint_of_node.get(node).copied().flatten();
     let mut images: HashMap<usize, Option<Image>> = HashMap::new();
     let mut dropped = Dropped::default();
+    let shared = super::meshes::shared_positions(document);
     let mut meshes = Vec::new();
     for (n, node) in root.nodes.iter().enumerate() {
         let Some(mesh_index) = node.mesh else {
@@ -146,6 +147,13 @@ pub fn bind_meshes_with_nodes(
                     out.inverse_bind = vec![glam::Mat4::IDENTITY];
                     out.rigid = true;
                 }
+            }
+            if primitive
+                .attributes
+                .get("POSITION")
+                .is_some_and(|a| shared.contains(&a.as_usize()))
+            {
+                dropped.unused_vertices += out.drop_unused_vertices();
             }
             meshes.push((out, node_joint));
         }

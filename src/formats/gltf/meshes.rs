@@ -117,6 +117,7 @@ pub fn rest_meshes_with_nodes(
     }
     let mut images: HashMap<usize, Option<Image>> = HashMap::new();
     let mut dropped = Dropped::default();
+    let shared = shared_positions(document);
     let mut out = Vec::new();
     let root = &document.root;
     for (n, node) in root.nodes.iter().enumerate() {
@@ -335,11 +336,32 @@ pub fn rest_meshes_with_nodes(
                     .morph_weights
                     .push(defaults.get(t).copied().unwrap_or(0.0));
             }
+            if shared.contains(&position.as_usize()) {
+                dropped.unused_vertices += built.drop_unused_vertices();
+            }
             out.push((built, n));
         }
     }
     dropped.report(diagnostics);
     Ok(out)
+}
+
+/// The `POSITION` accessors that more than one primitive reads: primitives that share one
+/// vertex buffer, each drawing part of it. Only those primitives' unused vertices are left
+/// out (a primitive of its own keeps every vertex it stores, in order).
+pub(super) fn shared_positions(document: &Document) -> std::collections::HashSet<usize> {
+    let mut uses: HashMap<usize, usize> = HashMap::new();
+    for mesh in &document.root.meshes {
+        for primitive in &mesh.primitives {
+            if let Some(a) = primitive.attributes.get("POSITION") {
+                *uses.entry(a.as_usize()).or_default() += 1;
+            }
+        }
+    }
+    uses.into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(a, _)| a)
+        .collect()
 }
 
 /// The linear maps that carry a vertex's morph deltas with its matrix `m`: its linear part for
@@ -358,6 +380,8 @@ pub(super) struct Dropped {
     pub(super) influences: usize,
     pub(super) unweighted: usize,
     pub(super) material_parts: std::collections::BTreeSet<String>,
+    /// Vertices of a shared vertex buffer that no triangle of their primitive uses (left out).
+    pub(super) unused_vertices: usize,
 }
 
 impl Dropped {
@@ -391,6 +415,16 @@ impl Dropped {
                 format!(
                     "{} vertices have more than 4 joint influences: the 4 largest are kept, scaled to sum to 1 (the rest pose places them with all)",
                     self.influences
+                ),
+            );
+        }
+        if self.unused_vertices > 0 {
+            diagnostics.info(
+                "MESH_VERTICES_UNUSED",
+                "",
+                format!(
+                    "{} vertices of vertex buffers shared by several primitives are used by no triangle of theirs: left out",
+                    self.unused_vertices
                 ),
             );
         }

@@ -246,8 +246,24 @@ pub fn sniff_image_mime_type(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// At most 60 characters of a URI, for messages (data URIs can be megabytes long).
-fn shorten(uri: &str) -> String {
+/// How many bytes a `data:` URI decodes to (exact for well-formed base64 and
+/// percent-encoding), counted before decoding, so a size limit can be checked first.
+pub fn data_decoded_len(uri: &str) -> usize {
+    let Some((header, payload)) = uri.split_once(',') else {
+        return 0;
+    };
+    if header.ends_with(";base64") {
+        let payload = payload.trim_end();
+        let pads = payload.bytes().rev().take_while(|b| *b == b'=').count();
+        payload.len().saturating_sub(pads).saturating_mul(3) / 4
+    } else {
+        let escapes = payload.bytes().filter(|b| *b == b'%').count();
+        payload.len().saturating_sub(escapes.saturating_mul(2))
+    }
+}
+
+/// At most 60 characters of a URI, quoted, for messages (data URIs can be megabytes long).
+pub fn shorten(uri: &str) -> String {
     match uri.char_indices().nth(60) {
         Some((cut, _)) => format!("{:?}…", uri.get(..cut).unwrap_or("")),
         None => format!("{uri:?}"),
@@ -257,6 +273,18 @@ fn shorten(uri: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_uri_sizes_are_counted_before_decoding() {
+        assert_eq!(
+            data_decoded_len("data:image/png;base64,iVBORw0KGgoBAgM="),
+            11
+        );
+        assert_eq!(data_decoded_len("data:;base64,AAEC"), 3);
+        assert_eq!(data_decoded_len("data:;base64,AA=="), 1);
+        assert_eq!(data_decoded_len("data:image/png,%89PNG%0D%0A"), 6);
+        assert_eq!(data_decoded_len("data:nothing"), 0);
+    }
 
     #[test]
     fn data_uris() {

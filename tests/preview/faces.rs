@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use humanoid::preview::gpu::BACKGROUND;
-use humanoid::preview::{Character, Layers, Panel, View};
+use humanoid::preview::{Character, Image, Layers, Panel, View};
 use serde_json::json;
 
 use super::{floats, gpu, temp, write_glb};
@@ -49,16 +49,18 @@ fn square(path: &Path, facing_camera: bool, material: serde_json::Value) {
 
 /// The centre pixel of the square drawn from the front, meshes only, or `None` without a GPU.
 fn centre_pixel(facing_camera: bool, material: serde_json::Value) -> Option<[u8; 4]> {
-    let mut painter = gpu()?;
     let dir = temp();
     let path = dir.path().join("square.glb");
     square(&path, facing_camera, material);
-    let character = Character::load(
-        &path,
-        &Default::default(),
-        &mut humanoid::Diagnostics::new(),
-    )
-    .expect("load");
+    let image = front_meshes(&path)?;
+    Some(image.pixel(32, 32).expect("centre"))
+}
+
+/// The file at `path` drawn from the front at 64×64, meshes only, or `None` without a GPU.
+fn front_meshes(path: &Path) -> Option<Image> {
+    let mut painter = gpu()?;
+    let character = Character::load(path, &Default::default(), &mut humanoid::Diagnostics::new())
+        .expect("load");
     let panel = Panel::new(character, View::Front, 64, 64, &[None]);
     let uploaded = painter.upload(&panel, &mut humanoid::Diagnostics::new());
     let layers = Layers {
@@ -70,7 +72,7 @@ fn centre_pixel(facing_camera: bool, material: serde_json::Value) -> Option<[u8;
     let image = painter
         .paint(&panel, &uploaded, None, layers)
         .expect("render");
-    Some(image.pixel(32, 32).expect("centre"))
+    Some(image)
 }
 
 fn is_background(p: [u8; 4]) -> bool {
@@ -184,7 +186,6 @@ fn quadrants_png() -> Vec<u8> {
 /// The front square with the quadrants texture over it (UV (0, 0) at its top left), its
 /// texture info carrying `extensions`.
 fn textured_centre_pixel(extensions: serde_json::Value) -> Option<[u8; 4]> {
-    let mut painter = gpu()?;
     let dir = temp();
     let path = dir.path().join("textured.glb");
     let image = quadrants_png();
@@ -224,23 +225,7 @@ fn textured_centre_pixel(extensions: serde_json::Value) -> Option<[u8; 4]> {
         ]
     });
     write_glb(&path, json, bin);
-    let character = Character::load(
-        &path,
-        &Default::default(),
-        &mut humanoid::Diagnostics::new(),
-    )
-    .expect("load");
-    let panel = Panel::new(character, View::Front, 64, 64, &[None]);
-    let uploaded = painter.upload(&panel, &mut humanoid::Diagnostics::new());
-    let layers = Layers {
-        meshes: true,
-        ground: false,
-        overlay: false,
-        silhouette: false,
-    };
-    let image = painter
-        .paint(&panel, &uploaded, None, layers)
-        .expect("render");
+    let image = front_meshes(&path)?;
     // A little off the centre, inside the top-right quadrant of the square.
     Some(image.pixel(36, 28).expect("pixel"))
 }

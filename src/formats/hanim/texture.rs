@@ -100,9 +100,9 @@ impl<'p> Textures<'p> {
     /// The bytes `url` refers to, the mime type it declares and the file name; `Err` with the
     /// reason it is not read.
     fn fetch(&self, url: &str) -> Result<Fetched, String> {
-        let shown = shorten(url);
+        let shown = uri::shorten(url);
         if uri::is_data(url) {
-            let decoded = decoded_len(url);
+            let decoded = uri::data_decoded_len(url);
             if decoded > self.max_bytes {
                 return Err(format!(
                     "{shown}: {decoded} bytes, larger than the limit of {} bytes for an image",
@@ -171,42 +171,4 @@ struct Fetched {
     declared: Option<String>,
     /// The file's name (`None` for a `data:` URL).
     file_name: Option<String>,
-}
-
-/// How many bytes a `data:` URL decodes to (exact for well-formed base64 and
-/// percent-encoding), counted before decoding.
-fn decoded_len(url: &str) -> usize {
-    let Some((header, payload)) = url.split_once(',') else {
-        return 0;
-    };
-    if header.ends_with(";base64") {
-        let payload = payload.trim_end();
-        let pads = payload.bytes().rev().take_while(|b| *b == b'=').count();
-        payload.len().saturating_sub(pads).saturating_mul(3) / 4
-    } else {
-        let escapes = payload.bytes().filter(|b| *b == b'%').count();
-        payload.len().saturating_sub(escapes.saturating_mul(2))
-    }
-}
-
-/// At most 60 characters of a url, quoted, for messages.
-fn shorten(url: &str) -> String {
-    match url.char_indices().nth(60) {
-        Some((cut, _)) => format!("{:?}…", url.get(..cut).unwrap_or("")),
-        None => format!("{url:?}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn data_url_sizes_are_counted_before_decoding() {
-        assert_eq!(decoded_len("data:image/png;base64,iVBORw0KGgoBAgM="), 11);
-        assert_eq!(decoded_len("data:;base64,AAEC"), 3);
-        assert_eq!(decoded_len("data:;base64,AA=="), 1);
-        assert_eq!(decoded_len("data:image/png,%89PNG%0D%0A"), 6);
-        assert_eq!(decoded_len("data:nothing"), 0);
-    }
 }

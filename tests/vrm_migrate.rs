@@ -290,6 +290,20 @@ fn corpus_vrm0_files_migrate() {
                 materials.message.contains("\"Face\"") && materials.message.contains("\"Body\"")
             );
             assert!(!materials.message.contains("GodotLogo"));
+            // Godette is CC BY ("licenseName": "CC_BY", "commercialUssageName": "Allow"): the
+            // CC BY deed lets anyone share and adapt it "for any purpose, even commercially",
+            // with credit. Those terms, not UniVRM's "redistribution prohibited".
+            let meta = &written.root.extensions.as_ref().unwrap()["VRMC_vrm"]["meta"];
+            assert_eq!(meta["creditNotation"], "required");
+            assert_eq!(meta["allowRedistribution"], true);
+            assert_eq!(meta["modification"], "allowModificationRedistribution");
+            assert_eq!(meta["commercialUsage"], "corporation");
+            assert_eq!(meta["licenseUrl"], "https://vrm.dev/licenses/1.0/");
+            assert_eq!(
+                meta["otherLicenseUrl"],
+                "https://creativecommons.org/licenses/by/4.0/"
+            );
+            assert_eq!(meta["avatarPermission"], "everyone");
         }
 
         // (a) rest positions, composed here.

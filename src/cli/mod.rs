@@ -60,13 +60,15 @@ enum Command {
         /// Remove the VRM extensions from a glTF output.
         #[arg(long)]
         strip_vrm: bool,
-        /// meta.name of a VRM made from a plain glTF (default: the input's file name).
+        /// meta.name of a VRM 1.0 output, made from a glTF or migrated (default: the input's file
+        /// name, or the 0.x title).
         #[arg(long, value_name = "NAME")]
         vrm_name: Option<String>,
-        /// meta.authors of a VRM made from a plain glTF (repeat for several).
+        /// meta.authors of a VRM 1.0 output (repeat for several).
         #[arg(long, value_name = "AUTHOR")]
         vrm_author: Vec<String>,
-        /// meta.licenseUrl of a VRM made from a plain glTF (default: VRM Public License 1.0).
+        /// meta.licenseUrl of a VRM 1.0 output: the VRM Public License 1.0, the only one VRM 1.0
+        /// accepts (the default).
         #[arg(long, value_name = "URL")]
         vrm_license_url: Option<String>,
         /// The clip to write where the output holds one (BVH).

@@ -13,3 +13,4 @@ mod retarget;
 mod sockets;
 mod util;
 mod vrm;
+mod vrm_meta;

@@ -8,7 +8,7 @@
 //! | glTF + EXT | VRM 1.0 | `VRMC_vrm` added (bone map from EXT skeleton 0, meta from the options or defaults, reported); an EXT skeleton that only repeats it is dropped |
 //! | glTF with `VRMC_vrm` | VRM 1.0 | an EXT skeleton that only repeats `VRMC_vrm` is dropped (so VRM → glTF → VRM gives the input back) |
 //! | VRM x | VRM x (same flavour) | nothing: the identity |
-//! | VRM 0.x | VRM 1.0 (`--to vrm1`) | the migration ([`super::migrate`]): turned to face +Z, extension migrated |
+//! | VRM 0.x | VRM 1.0 (`--to vrm1`) | the migration ([`super::migrate`]): turned to face +Z, extension migrated (the licence kept); the meta options (`--vrm-name`, `--vrm-author`, `--vrm-license-url`) set over the migrated meta, each reported (`MIGRATE_META_OVERRIDDEN`) |
 //! | VRM 1.0 | VRM 0.x (`--to vrm0`) | the way back ([`super::downgrade`]), refused when bones have rest rotations |
 //! | VRM 0.x | `.glb` / `.gltf` | the gaze origin added as a virtual transform (a 0.x model faces −Z, which EXT forbids: migrate with `--to vrm1` first) |
 //!
@@ -26,15 +26,71 @@ use crate::formats::gltf::Document;
 use crate::formats::Format;
 use crate::model::{HumanBone, Profile};
 
-/// The VRM meta written when a VRM is made from a file that has none.
+/// The VRM meta written when a VRM 1.0 is made from a file that has none, or set over the
+/// migrated meta of a VRM 0.x model.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MetaOptions {
-    /// `meta.name` (default: the input's file stem).
+    /// `meta.name` (default: the input's file stem, or the 0.x `title`).
     pub name: Option<String>,
-    /// `meta.authors` (default: `["unknown"]`).
+    /// `meta.authors` (default: `["unknown"]`, or the 0.x `author`).
     pub authors: Vec<String>,
-    /// `meta.licenseUrl` (default: the VRM Public License 1.0, `https://vrm.dev/licenses/1.0/`).
+    /// `meta.licenseUrl` (default: the VRM Public License 1.0, `https://vrm.dev/licenses/1.0/`,
+    /// the one URL VRM 1.0 accepts).
     pub license_url: Option<String>,
+}
+
+/// The VRM Public License 1.0: the `licenseUrl` VRM 1.0 requires ("It must be a unique URL to
+/// VRM Public License"), and the only one three-vrm accepts unless told otherwise.
+pub const VRM_PUBLIC_LICENSE_URL: &str = "https://vrm.dev/licenses/1.0/";
+
+impl MetaOptions {
+    /// Refuses a `licenseUrl` that is not the VRM Public License 1.0: VRM 1.0 requires it and
+    /// three-vrm refuses to load a model with any other.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] naming the URL and where a model's own licence goes.
+    pub fn check(&self) -> Result<(), Error> {
+        match self.license_url.as_deref() {
+            Some(url) if url != VRM_PUBLIC_LICENSE_URL => Err(Error::unsupported(format!(
+                "--vrm-license-url {url}: VRM 1.0's licenseUrl must be the VRM Public License, {VRM_PUBLIC_LICENSE_URL} (three-vrm refuses to load a model with any other); a model's own licence belongs in meta.otherLicenseUrl, which the migration fills from a VRM 0.x licenseName"
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Sets the meta fields the options give over a migrated `VRMC_vrm.meta`, reporting each one
+/// replaced (`MIGRATE_META_OVERRIDDEN`).
+fn set_meta(document: &mut Document, meta: &MetaOptions, diagnostics: &mut Diagnostics) {
+    let Some(Value::Object(target)) = document
+        .root
+        .extensions
+        .as_mut()
+        .and_then(|e| e.get_mut(VRMC_VRM))
+        .and_then(|v| v.get_mut("meta"))
+    else {
+        return;
+    };
+    let mut set = |key: &str, value: Value, flag: &str| {
+        let old = target.insert(key.to_owned(), value.clone());
+        diagnostics.info(
+            "MIGRATE_META_OVERRIDDEN",
+            format!("/extensions/{VRMC_VRM}/meta/{key}"),
+            format!(
+                "meta.{key} set by {flag}: {value} (migrated: {})",
+                old.map_or_else(|| "none".to_owned(), |v| v.to_string())
+            ),
+        );
+    };
+    if let Some(name) = &meta.name {
+        set("name", Value::from(name.as_str()), "--vrm-name");
+    }
+    if !meta.authors.is_empty() {
+        set("authors", Value::from(meta.authors.clone()), "--vrm-author");
+    }
+    if let Some(url) = &meta.license_url {
+        set("licenseUrl", Value::from(url.as_str()), "--vrm-license-url");
+    }
 }
 
 /// Options of VRM-related conversions.
@@ -112,9 +168,11 @@ pub fn prepare(
             diagnostics.extend(found);
         }
         (Some(Format::Vrm0), Format::Vrm1) => {
+            options.meta.check()?;
             let (migrated, found) = super::migrate::migrate_vrm0_to_vrm1(&document)?;
             document = migrated;
             diagnostics.extend(found);
+            set_meta(&mut document, &options.meta, &mut diagnostics);
         }
         (_, Format::Vrma) => {
             return Err(Error::unsupported(format!(
@@ -122,6 +180,7 @@ pub fn prepare(
             )))
         }
         (None, Format::Vrm1) => {
+            options.meta.check()?;
             add_vrmc_vrm(&mut document, &options.meta, &mut diagnostics)?;
             drop_redundant_ext(&mut document, &mut diagnostics)?;
             super::gaze::take_from_document(&mut document, &mut diagnostics)?;
@@ -353,7 +412,7 @@ fn add_vrmc_vrm(
     let license = meta
         .license_url
         .clone()
-        .unwrap_or_else(|| "https://vrm.dev/licenses/1.0/".to_owned());
+        .unwrap_or_else(|| VRM_PUBLIC_LICENSE_URL.to_owned());
     let vrm = json!({
         "specVersion": "1.0",
         "meta": {"name": name, "authors": authors, "licenseUrl": license},

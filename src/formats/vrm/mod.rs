@@ -21,6 +21,7 @@ pub mod convert;
 pub mod downgrade;
 pub mod gaze;
 pub mod humanoid;
+pub(crate) mod licence;
 pub mod migrate;
 pub mod validate;
 pub use crate::formats::gltf::view;
@@ -256,6 +257,9 @@ fn declared(
             }
             out.bones = humanoid::bones_v1(&human_bones, nodes, diagnostics)?;
             out.meta = root.get("meta").map(|m| humanoid::meta_v1(&m));
+            if let Some(meta) = &out.meta {
+                check_license_url(meta, name, diagnostics);
+            }
             if let Some(look_at) = root.get("lookAt") {
                 out.look_at = Some(humanoid::look_at_v1(&look_at, diagnostics)?);
             }
@@ -265,6 +269,30 @@ fn declared(
         }
     }
     Ok(out)
+}
+
+/// VRM 1.0's `meta.licenseUrl` must be the VRM Public License ("It must be a unique URL to
+/// VRM Public License"); three-vrm refuses to load a model with any other, or none.
+fn check_license_url(
+    meta: &crate::model::humanoid::Meta,
+    name: &str,
+    diagnostics: &mut Diagnostics,
+) {
+    let wanted = convert::VRM_PUBLIC_LICENSE_URL;
+    if meta.license.as_deref() == Some(wanted) {
+        return;
+    }
+    let found = meta
+        .license
+        .as_deref()
+        .map_or_else(|| "missing".to_owned(), |u| format!("{u:?}"));
+    diagnostics.error(
+        "VRM_META_LICENSE_URL",
+        format!("/extensions/{name}/meta/licenseUrl"),
+        format!(
+            "meta.licenseUrl is {found}: VRM 1.0 requires the VRM Public License, {wanted} (three-vrm refuses to load the model otherwise); a model's own licence belongs in meta.otherLicenseUrl"
+        ),
+    );
 }
 
 /// A file with both `VRMC_vrm` and `VRM`: the two bone maps must agree (VRM 1.0 is read).

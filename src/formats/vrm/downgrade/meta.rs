@@ -8,14 +8,16 @@
 //! | `avatarPermission` | `allowedUserName` |
 //! | `allowExcessivelyViolentUsage`, `allowExcessivelySexualUsage` | `violentUssageName`, `sexualUssageName` (`Allow`/`Disallow`) |
 //! | `commercialUsage` | `commercialUssageName`: `corporation` → `Allow`, `personalNonProfit` → `Disallow`, and `personalProfit`, which 0.x cannot say (its `Allow` lets corporations in too), → `Disallow`, reported |
-//! | `licenseUrl`, `otherLicenseUrl` | `otherLicenseUrl`, `otherPermissionUrl` |
-//! | the licence terms (`allowRedistribution`, `modification`, `creditNotation`, political, antisocial use) | none: `licenseName` is the most restrictive 0.x licence, `Redistribution_Prohibited` (0.x has no name for the VRM Public License and no field for its terms); reported with the terms |
+//! | `otherLicenseUrl` naming a Creative Commons deed, with terms (`creditNotation`, `allowRedistribution`, `modification`, `commercialUsage`) that grant all the licence grants (what the migration writes for a CC-licensed 0.x model) | `licenseName` that licence (`CC_BY`, ...); the other URLs in `otherPermissionUrl`; the VRM Public License `licenseUrl` left out; the political and antisocial terms, which 0.x cannot hold, reported |
+//! | otherwise `licenseUrl`, `otherLicenseUrl` | `otherLicenseUrl`, `otherPermissionUrl` |
+//! | otherwise the licence terms (`allowRedistribution`, `modification`, `creditNotation`, political, antisocial use) | none: `licenseName` is the most restrictive 0.x licence, `Redistribution_Prohibited` (0.x has no name for the VRM Public License and no field for its terms); reported with the terms |
 //!
 //! A missing 1.0 field means its schema default, which is the most restrictive value.
 //! `copyrightInformation` and `thirdPartyLicenses` have no 0.x field and are reported.
 
 use serde_json::{Map, Value};
 
+use super::super::licence::{self, Licence, Terms, COMMERCIAL, CREDIT, MODIFICATION};
 use super::vrm1::{self, at, BASE};
 use crate::error::Diagnostics;
 use crate::formats::gltf::json::Root;
@@ -228,7 +230,9 @@ fn permissions(
 }
 
 /// `otherPermissionUrl`, `licenseName` and `otherLicenseUrl`, and the report of the terms
-/// 0.x cannot hold.
+/// 0.x cannot hold: the Creative Commons licence `otherLicenseUrl` names when the 1.0 terms
+/// grant all it grants (what the migration writes for a CC-licensed 0.x model), else the most
+/// restrictive 0.x licence.
 fn licence(
     meta1: &Map<String, Value>,
     here: &str,
@@ -236,14 +240,15 @@ fn licence(
     diagnostics: &mut Diagnostics,
 ) {
     let url = vrm1::string(meta1, "licenseUrl").filter(|u| !u.is_empty());
-    let other = vrm1::string(meta1, "otherLicenseUrl").filter(|u| !u.is_empty());
-    if let Some(other) = other {
-        meta.insert("otherPermissionUrl".into(), Value::from(other));
-    }
-    meta.insert("licenseName".into(), Value::from(MOST_RESTRICTIVE_LICENSE));
-    if let Some(url) = url {
-        meta.insert("otherLicenseUrl".into(), Value::from(url));
-    }
+    let urls = vrm1::string(meta1, "otherLicenseUrl")
+        .map(licence::split_urls)
+        .unwrap_or_default();
+    let file = file_terms(meta1);
+    let deeds: Vec<&'static Licence> = urls.iter().filter_map(|u| licence::by_url(u)).collect();
+    let kept = deeds
+        .iter()
+        .copied()
+        .find(|l| l.terms.is_some_and(|t| grants_at_least(&file, &t)));
     let terms: Vec<String> = TERMS
         .iter()
         .map(|(key, default)| {
@@ -253,15 +258,85 @@ fn licence(
             format!("{key} {value}")
         })
         .collect();
+    if let Some(cc) = kept {
+        let rest: Vec<&str> = urls
+            .iter()
+            .map(String::as_str)
+            .filter(|u| licence::by_url(u) != Some(cc))
+            .collect();
+        if let Some(rest) = licence::join_urls(rest) {
+            meta.insert("otherPermissionUrl".into(), Value::from(rest));
+        }
+        meta.insert("licenseName".into(), Value::from(cc.name));
+        diagnostics.info(
+            "DOWNGRADE_META_LICENSE",
+            at(here, "otherLicenseUrl"),
+            format!(
+                "otherLicenseUrl names {} ({}) and the VRM 1.0 terms grant all it grants: licenseName {} was written{}; the 1.0 terms 0.x has no field for were not carried ({})",
+                cc.url.unwrap_or_default(),
+                cc.summary,
+                cc.name,
+                url.map_or_else(String::new, |u| format!(", and licenseUrl {u} (the VRM Public License every VRM 1.0 names) left out")),
+                terms.join(", ")
+            ),
+        );
+        return;
+    }
+    if let Some(other) = licence::join_urls(urls.iter().map(String::as_str)) {
+        meta.insert("otherPermissionUrl".into(), Value::from(other));
+    }
+    meta.insert("licenseName".into(), Value::from(MOST_RESTRICTIVE_LICENSE));
+    if let Some(url) = url {
+        meta.insert("otherLicenseUrl".into(), Value::from(url));
+    }
+    let stricter = deeds.first().map_or_else(String::new, |cc| {
+        format!(
+            " (otherLicenseUrl names {}, but the 1.0 terms grant less than it does, so it was not taken as the licence)",
+            cc.name
+        )
+    });
     diagnostics.warn(
         "DOWNGRADE_META_LICENSE",
         at(here, "licenseUrl"),
         format!(
-            "VRM 0.x has no field for the VRM 1.0 licence terms ({}): the most restrictive 0.x licence, licenseName {MOST_RESTRICTIVE_LICENSE}, was written{}; review the meta against the original licence",
+            "VRM 0.x has no field for the VRM 1.0 licence terms ({}): the most restrictive 0.x licence, licenseName {MOST_RESTRICTIVE_LICENSE}, was written{}{stricter}; review the meta against the original licence",
             terms.join(", "),
             url.map_or_else(String::new, |u| format!(", and licenseUrl {u} as otherLicenseUrl"))
         ),
     );
+}
+
+/// The licence terms a 1.0 meta grants (absent fields: the schema defaults, the most
+/// restrictive; unknown values count as the most restrictive).
+fn file_terms(meta1: &Map<String, Value>) -> Terms {
+    let text = |key: &str, list: &[&'static str]| -> &'static str {
+        vrm1::string(meta1, key)
+            .and_then(|v| list.iter().copied().find(|x| *x == v))
+            .unwrap_or(list[0])
+    };
+    Terms {
+        credit: text("creditNotation", &CREDIT),
+        redistribution: meta1
+            .get("allowRedistribution")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        modification: text("modification", &MODIFICATION),
+        commercial: Some(text("commercialUsage", &COMMERCIAL)),
+    }
+}
+
+/// Whether `file` grants at least what `licence` grants, on each of the four terms (so naming
+/// the licence in 0.x grants no more than the 1.0 file did).
+fn grants_at_least(file: &Terms, licence: &Terms) -> bool {
+    let at_least = |list: &[&str], file: &str, licence: &str| {
+        licence::rank(list, file) >= licence::rank(list, licence)
+    };
+    at_least(&CREDIT, file.credit, licence.credit)
+        && (file.redistribution || !licence.redistribution)
+        && at_least(&MODIFICATION, file.modification, licence.modification)
+        && licence
+            .commercial
+            .is_none_or(|c| at_least(&COMMERCIAL, file.commercial.unwrap_or(COMMERCIAL[0]), c))
 }
 
 /// 1.0 fields with no 0.x counterpart (`copyrightInformation`, `thirdPartyLicenses`, unknown

@@ -506,6 +506,87 @@ fn meta_defaults_are_the_most_restrictive() {
     assert!(!diagnostics.contains("DOWNGRADE_META_RESTRICTED"));
 }
 
+/// A 1.0 meta with these licence terms and `otherLicenseUrl`, downgraded: the 0.x meta and
+/// the diagnostics.
+fn downgrade_licence(terms: Value, other: &str) -> (Value, Diagnostics) {
+    let mut json = gltf_json();
+    let mut meta = json!({"name": "N", "authors": ["A"], "licenseUrl": "https://vrm.dev/licenses/1.0/",
+        "otherLicenseUrl": other});
+    for (k, v) in terms.as_object().unwrap() {
+        meta[k] = v.clone();
+    }
+    json["extensions"]["VRMC_vrm"]["meta"] = meta;
+    let (out, diagnostics) = downgrade_json(&json).unwrap();
+    (vrm0(&out)["meta"].clone(), diagnostics)
+}
+
+#[test]
+fn a_creative_commons_licence_is_named_again() {
+    // What the CC BY 4.0 deed grants ("for any purpose, even commercially", credit required),
+    // as the migration of a 0.x CC_BY model writes it, with a second URL UniVRM-style.
+    let cc_by = json!({"creditNotation": "required", "allowRedistribution": true,
+        "modification": "allowModificationRedistribution", "commercialUsage": "corporation"});
+    let (meta, diagnostics) = downgrade_licence(
+        cc_by.clone(),
+        "'https://creativecommons.org/licenses/by/4.0/', 'https://p'",
+    );
+    assert_eq!(meta["licenseName"], "CC_BY");
+    assert_eq!(meta["commercialUssageName"], "Allow");
+    assert_eq!(meta["otherPermissionUrl"], "https://p");
+    assert!(meta.get("otherLicenseUrl").is_none(), "{meta}");
+    let licence = find(&diagnostics, "DOWNGRADE_META_LICENSE");
+    assert_eq!(licence.severity, Severity::Info);
+    // The 1.0 terms grant less than the deed (no redistribution): naming CC BY would loosen
+    // them, so the most restrictive 0.x licence is written, and the deed kept as a URL.
+    let mut stricter = cc_by;
+    stricter["allowRedistribution"] = json!(false);
+    let (meta, diagnostics) =
+        downgrade_licence(stricter, "https://creativecommons.org/licenses/by/4.0/");
+    assert_eq!(meta["licenseName"], "Redistribution_Prohibited");
+    assert_eq!(
+        meta["otherPermissionUrl"],
+        "https://creativecommons.org/licenses/by/4.0/"
+    );
+    let licence = find(&diagnostics, "DOWNGRADE_META_LICENSE");
+    assert_eq!(licence.severity, Severity::Warning);
+    assert!(
+        licence.message.contains("names CC_BY"),
+        "{}",
+        licence.message
+    );
+}
+
+#[test]
+fn a_vrm0_licence_survives_migration_and_the_way_back() {
+    for name in [
+        "CC0",
+        "CC_BY",
+        "CC_BY_NC",
+        "CC_BY_SA",
+        "CC_BY_NC_SA",
+        "CC_BY_ND",
+        "CC_BY_NC_ND",
+    ] {
+        let (mut doc, _) = downgraded();
+        let meta = &mut doc
+            .root
+            .extensions
+            .as_mut()
+            .unwrap()
+            .get_mut("VRM")
+            .unwrap()["meta"];
+        meta["licenseName"] = json!(name);
+        meta["commercialUssageName"] = json!(if name.contains("NC") {
+            "Disallow"
+        } else {
+            "Allow"
+        });
+        let (vrm1_doc, _) = migrate_vrm0_to_vrm1(&doc).unwrap();
+        let (back, _) = downgrade_vrm1_to_vrm0(&vrm1_doc).unwrap();
+        assert_eq!(vrm0(&back)["meta"]["licenseName"], json!(name));
+    }
+}
+
 #[test]
 fn look_at_and_first_person_are_mapped_back() {
     let (out, diagnostics) = downgraded();

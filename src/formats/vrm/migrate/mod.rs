@@ -47,7 +47,10 @@
 //! | `MIGRATE_CAMERA_OR_LIGHT` | warning | a camera or light now looks the other way in the turned scene |
 //! | `MIGRATE_UNKNOWN_BONE`, `MIGRATE_DUPLICATE_BONE`, `MIGRATE_BONE_NODE_SHARED` | warning | humanoid entries dropped or doubtful |
 //! | `MIGRATE_HUMANOID_SETTINGS_DROPPED` (info), `MIGRATE_BONE_LIMITS_DROPPED` (warning) | | Unity avatar settings and muscle limits |
-//! | `MIGRATE_META_LICENSE` | warning | `licenseName` not carried; UniVRM's restrictive defaults written |
+//! | `MIGRATE_META_LICENSE` | info | `licenseName` kept: the terms its licence grants, its deed in `otherLicenseUrl` |
+//! | `MIGRATE_META_LICENSE_UNKNOWN` | warning | `licenseName` absent, `Other` or unknown: the most restrictive terms written |
+//! | `MIGRATE_META_CONFLICT` | warning | the licence and `commercialUssageName` disagree: the stricter written |
+//! | `MIGRATE_META_OVERRIDDEN` | info | a `--vrm-*` option replaced a migrated meta field |
 //! | `MIGRATE_META_MISSING`, `MIGRATE_META_VALUE`, `MIGRATE_META_THUMBNAIL` | warning | meta fields missing or unreadable |
 //! | `MIGRATE_META_UNKNOWN_KEY`, `MIGRATE_VRM0_PROPERTY_DROPPED` | info | properties 0.x does not define |
 //! | `MIGRATE_LOOKAT_CURVE_DROPPED` | warning | a non-linear look-at curve |
@@ -72,6 +75,8 @@ mod turn;
 mod uses;
 pub(crate) mod vrm0;
 
+#[cfg(test)]
+mod licence_tests;
 #[cfg(test)]
 mod tests;
 

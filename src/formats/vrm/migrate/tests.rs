@@ -592,13 +592,16 @@ fn meta_follows_univrm() {
         "name": "Test", "version": "1.2", "authors": ["Someone"], "contactInformation": "mail",
         "references": ["ref"], "thumbnailImage": 3, "licenseUrl": "https://vrm.dev/licenses/1.0/",
         "avatarPermission": "everyone", "allowExcessivelyViolentUsage": false,
-        "allowExcessivelySexualUsage": true, "commercialUsage": "personalProfit",
-        "allowPoliticalOrReligiousUsage": false, "creditNotation": "required",
-        "allowRedistribution": false, "modification": "prohibited",
-        "otherLicenseUrl": "'https://l', 'https://p'"
+        "allowExcessivelySexualUsage": true,
+        "allowPoliticalOrReligiousUsage": false,
+        // CC BY 4.0: "for any purpose, even commercially", "you must give appropriate credit".
+        "commercialUsage": "corporation", "creditNotation": "required",
+        "allowRedistribution": true, "modification": "allowModificationRedistribution",
+        "otherLicenseUrl": "'https://creativecommons.org/licenses/by/4.0/', 'https://l', 'https://p'"
     });
     assert_eq!(vrm1(&out)["meta"], expected);
     assert!(diagnostics.contains("MIGRATE_META_LICENSE"));
+    assert!(!diagnostics.contains("MIGRATE_META_CONFLICT"));
 }
 
 #[test]
@@ -770,6 +773,16 @@ fn output_writes_and_reads_back() {
 // ---------------------------------------------------------------------------------------------
 // Refusals
 // ---------------------------------------------------------------------------------------------
+
+/// The hand-made document's JSON, for the licence tests.
+pub(super) fn gltf_json_for_meta() -> Value {
+    gltf_json()
+}
+
+/// Migrates the hand-made document with this JSON, for the licence tests.
+pub(super) fn migrate_json_for_meta(json: &Value) -> Result<(Document, Diagnostics), Error> {
+    migrate_json(json)
+}
 
 fn migrate_json(json: &Value) -> Result<(Document, Diagnostics), Error> {
     let text = serde_json::to_string(json).unwrap();

@@ -45,21 +45,12 @@ use crate::model::mesh::{AlphaMode, Image, Material, MorphTarget, SkinnedMesh};
 use crate::model::skeleton::JointId;
 use crate::pose::bake::{blend, normal_matrix};
 
-/// Vertex data compression this reader cannot decode.
-pub(super) const COMPRESSION: [&str; 3] = [
-    "KHR_draco_mesh_compression",
-    "EXT_meshopt_compression",
-    "KHR_meshopt_compression",
-];
-
 /// The primitive's mode when this reader can draw it as triangles (4, 5, 6: list, strip,
 /// fan) and its vertex data is not compressed; `None` otherwise (dropped, counted).
 pub(super) fn triangle_mode(primitive: &super::json::Primitive) -> Option<u32> {
-    let compressed = primitive
-        .other
-        .get("extensions")
-        .and_then(Value::as_object)
-        .is_some_and(|e| COMPRESSION.iter().any(|c| e.contains_key(*c)));
+    let compressed = super::compression::in_extensions(
+        primitive.other.get("extensions").and_then(Value::as_object),
+    );
     let mode = primitive.mode.unwrap_or(4);
     (!compressed && matches!(mode, 4..=6)).then_some(mode)
 }

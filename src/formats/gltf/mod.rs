@@ -10,7 +10,8 @@
 //! - [`document`]: [`Document`], the JSON plus the bytes of every buffer, read from a
 //!   memory-mapped file and written as GLB or `.gltf` (writers in `save.rs`);
 //! - [`validate`]: the validation pass (every problem with its JSON pointer);
-//! - [`accessor`]: accessor decoding.
+//! - [`accessor`]: accessor decoding;
+//! - [`compression`]: the geometry compression extensions (one list).
 //!
 //! On top of it, the bridge to the canonical model:
 //!
@@ -33,6 +34,7 @@
 pub mod accessor;
 pub mod bind_meshes;
 pub mod build;
+pub mod compression;
 pub mod document;
 pub mod ext_skeleton_humanoid;
 pub mod glb;

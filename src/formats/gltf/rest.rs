@@ -221,7 +221,7 @@ pub fn normalize_document(
     options: &NormalizeOptions,
 ) -> Result<Normalized, Error> {
     let humanoid = humanoid_of(document, asset)?;
-    let compressed = compression_of(document);
+    let compressed = super::compression::used_by(document);
     let scene = Scene::read(document, compressed.is_none())?;
     let bind = bind_pose(&scene, document);
     let mut diagnostics = Diagnostics::new();
@@ -288,7 +288,7 @@ fn rebind_mesh(
     data: &mut NewData,
     diagnostics: &mut Diagnostics,
 ) -> Result<usize, Error> {
-    if let Some(extension) = compression_of(document) {
+    if let Some(extension) = super::compression::used_by(document) {
         return Err(Error::unsupported(format!(
             "{}: --rebind cannot rewrite vertex data compressed with {extension}: decompress the file first",
             document.path().display()
@@ -337,13 +337,6 @@ fn humanoid_of<'a>(document: &Document, asset: &'a Asset) -> Result<&'a Humanoid
             "{path}: the file declares no humanoid skeleton: map its rig (--map auto or --map TABLE) before --normalize"
         ))
     })
-}
-
-/// The first vertex compression extension the document uses.
-fn compression_of(document: &Document) -> Option<&'static str> {
-    scene::COMPRESSION
-        .into_iter()
-        .find(|name| document.root.extensions_used.iter().any(|e| e == name))
 }
 
 /// The turn from canonical space into the rig's: measured from its hips and shoulders for a

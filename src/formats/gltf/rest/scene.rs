@@ -15,13 +15,6 @@ use super::super::json::{floats, Animation, Channel, Index, Node};
 use crate::error::{Error, Location};
 use crate::pose::bake::blend;
 
-/// The vertex data extensions whose accessors do not hold the real vertices.
-pub(super) const COMPRESSION: [&str; 3] = [
-    "KHR_draco_mesh_compression",
-    "EXT_meshopt_compression",
-    "KHR_meshopt_compression",
-];
-
 /// A node's rest transform: its matrix, and the TRS an animation overrides.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct NodeRest {

@@ -819,3 +819,19 @@ fn migrating_the_output_gives_the_humanoid_and_look_at_back() {
         [0.2, 0.1, 0.0]
     );
 }
+
+#[test]
+fn refuses_compressed_geometry_by_every_name() {
+    for name in crate::formats::gltf::compression::EXTENSIONS {
+        let mut json = gltf_json();
+        json["extensionsUsed"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(name));
+        let error = downgrade_json(&json).unwrap_err().to_string();
+        assert!(
+            error.contains(name) && error.contains("decompress"),
+            "{name}: {error}"
+        );
+    }
+}

@@ -30,17 +30,13 @@ const OTHER: &str = "DOWNGRADE_TURN";
 /// # Errors
 /// [`Error::Unsupported`] naming the compression extension.
 pub(super) fn refuse_compressed(document: &Document) -> Result<(), Error> {
-    let root = &document.root;
-    let used = root.extensions_used.iter().chain(&root.extensions_required);
-    for name in used {
-        if migrate::COMPRESSION.contains(&name.as_str()) {
-            return Err(Error::unsupported(format!(
-                "{}: {name} geometry cannot be turned to face -Z without decoding it; decompress the file first",
-                document.path().display()
-            )));
-        }
+    match crate::formats::gltf::compression::used_by(document) {
+        Some(name) => Err(Error::unsupported(format!(
+            "{}: {name} geometry cannot be turned to face -Z without decoding it, so the model cannot be written as VRM 0.x; decompress the file first",
+            document.path().display()
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Turns `out` (a copy of `source`) to face −Z.

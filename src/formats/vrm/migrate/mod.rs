@@ -85,7 +85,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::{Diagnostics, Error, Location};
-use crate::formats::gltf::{validate, Document};
+use crate::formats::gltf::{compression, validate, Document};
 use crate::model::HumanBone;
 use vrm0::{at, BASE};
 
@@ -95,9 +95,6 @@ const VRM0_EXTENSION: &str = "VRM";
 const VRM1_EXTENSION: &str = "VRMC_vrm";
 /// The VRM 1.0 spring bone root extension.
 const SPRING_BONE_EXTENSION: &str = "VRMC_springBone";
-
-/// Compression extensions whose data cannot be turned without decoding them.
-pub(crate) const COMPRESSION: [&str; 2] = ["KHR_draco_mesh_compression", "EXT_meshopt_compression"];
 
 /// The keys of the 0.x extension this migration reads (or knowingly drops).
 const VRM0_KEYS: [&str; 8] = [
@@ -176,18 +173,16 @@ fn vrm0_extension(document: &Document) -> Result<&Map<String, Value>, Error> {
     }
 }
 
+/// Refuses compressed geometry ([`compression::EXTENSIONS`]), which cannot be turned
+/// without decoding it.
 fn refuse_compressed(document: &Document) -> Result<(), Error> {
-    let root = &document.root;
-    let used = root.extensions_used.iter().chain(&root.extensions_required);
-    for name in used {
-        if COMPRESSION.contains(&name.as_str()) {
-            return Err(Error::unsupported(format!(
-                "{}: {name} geometry cannot be turned to face +Z without decoding it; decompress the file first",
-                document.path().display()
-            )));
-        }
+    match compression::used_by(document) {
+        Some(name) => Err(Error::unsupported(format!(
+            "{}: {name} geometry cannot be turned to face +Z without decoding it, so the VRM 0.x model cannot be migrated; decompress the file first",
+            document.path().display()
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Turns the whole scene to face +Z: nodes, then every accessor that holds directions.

@@ -829,3 +829,26 @@ fn refuses_a_mistyped_accessor() {
         "{error}"
     );
 }
+
+#[test]
+fn refuses_compressed_geometry_by_every_name() {
+    // Draco and both meshopt names (the Khronos one was missing from the migration's own list:
+    // a meshopt-compressed model would have been turned with its real vertices left as they
+    // were).
+    for name in [
+        "KHR_meshopt_compression",
+        "EXT_meshopt_compression",
+        "KHR_draco_mesh_compression",
+    ] {
+        let mut json = gltf_json();
+        json["extensionsUsed"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(name));
+        let error = migrate_json(&json).unwrap_err().to_string();
+        assert!(
+            error.contains(name) && error.contains("decompress") && error.contains("hand.vrm"),
+            "{name}: {error}"
+        );
+    }
+}

@@ -140,6 +140,13 @@ fn convert_document(
             output.display()
         )));
     }
+    if options.to.is_none() && vrm_version == Some(Format::Vrm0) && target == Format::Vrm0 {
+        mapped.info(
+            "VRM0_KEPT",
+            "/extensions/VRM",
+            "the input is VRM 0.x, so the .vrm output is VRM 0.x too; --to vrm1 migrates it to VRM 1.0",
+        );
+    }
     if let Some(normalize) = &options.normalize {
         document = normalize_rest(
             document,

@@ -168,3 +168,31 @@ fn a_licence_url_vrm1_does_not_accept_is_refused() {
         run.stdout
     );
 }
+
+#[test]
+fn a_vrm0_written_as_vrm_says_it_stays_vrm0_and_how_to_migrate() {
+    let dir = temp_dir();
+    let vrm0 = vrm0_model(dir.path(), cc_by_disallowing_commerce());
+    let out = dir.path().join("same.vrm");
+    let run = humanoid_ok(&["convert", s(&vrm0), s(&out)]);
+    let note: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("VRM0_KEPT"))
+        .collect();
+    assert_eq!(note.len(), 1, "{}", run.stdout);
+    assert!(
+        note[0].contains("VRM 0.x") && note[0].contains("--to vrm1"),
+        "{}",
+        note[0]
+    );
+    assert!(glb_json(&out)["extensions"].get("VRM").is_some());
+    // Asked for by name: nothing to say.
+    let out = dir.path().join("asked.vrm");
+    let run = humanoid_ok(&["convert", s(&vrm0), s(&out), "--to", "vrm0"]);
+    assert!(!run.stdout.contains("VRM0_KEPT"), "{}", run.stdout);
+    // The advice works: --to vrm1 writes VRM 1.0.
+    let out = dir.path().join("migrated.vrm");
+    humanoid_ok(&["convert", s(&vrm0), s(&out), "--to", "vrm1"]);
+    assert!(glb_json(&out)["extensions"].get("VRMC_vrm").is_some());
+}

@@ -35,6 +35,10 @@ pub struct Asset {
     pub skin_joints: Vec<JointId>,
     /// Skin joints that some vertex is weighted to (end/tip joints usually are not).
     pub weighted_joints: Vec<JointId>,
+    /// Joints that are not bones but things the file hangs on its tree: glTF nodes that draw a
+    /// mesh or hold a camera or a light (and are no skin joint). [`Asset::rig_only`] leaves
+    /// them out; empty for formats whose joints are all bones (BVH, H-Anim).
+    pub attachments: Vec<JointId>,
 }
 
 /// The direction a character faces in its file's space.
@@ -63,6 +67,7 @@ impl Asset {
             expressions: Vec::new(),
             skin_joints: Vec::new(),
             weighted_joints: Vec::new(),
+            attachments: Vec::new(),
         }
     }
 }
@@ -152,15 +157,7 @@ pub struct ReadOptions {
 pub fn read_with(path: &Path, options: &ReadOptions) -> Result<ReadOutcome, Error> {
     match input_format(path)? {
         format if format.is_gltf_family() => formats::vrm::read_asset(path),
-        Format::Bvh => {
-            let bvh_options = formats::bvh::ReadOptions {
-                scale: options.bvh_scale,
-                ..formats::bvh::ReadOptions::default()
-            };
-            let mut outcome = formats::bvh::read_asset(path, &bvh_options)?;
-            map_rig(&mut outcome, path);
-            Ok(outcome)
-        }
+        Format::Bvh => read_bvh_with_layout(path, options).map(|(outcome, _)| outcome),
         Format::X3d | Format::X3dv | Format::Wrl => {
             formats::hanim::read_asset(path, &formats::hanim::ReadOptions::default())
         }
@@ -169,6 +166,25 @@ pub fn read_with(path: &Path, options: &ReadOptions) -> Result<ReadOutcome, Erro
             path.display()
         ))),
     }
+}
+
+/// Reads a BVH file as [`read_with`] does (its rig mapped), with the
+/// [`BvhLayout`](formats::bvh::BvhLayout) that writes its channels, End Sites, frame time and
+/// unit back.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_bvh_with_layout(
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<(ReadOutcome, formats::bvh::BvhLayout), Error> {
+    let bvh_options = formats::bvh::ReadOptions {
+        scale: options.bvh_scale,
+        ..formats::bvh::ReadOptions::default()
+    };
+    let (mut outcome, layout) = formats::bvh::read_asset_with_layout(path, &bvh_options)?;
+    map_rig(&mut outcome, path);
+    Ok((outcome, layout))
 }
 
 /// Gives a rig that declares no humanoid the mapping the built-in tables (or the auto-mapper)
@@ -236,10 +252,13 @@ pub fn input_format(path: &Path) -> Result<Format, Error> {
 }
 
 impl Asset {
-    /// The asset cut down to its rig: the skin joints, the humanoid bones and roots, and their
-    /// ancestors (every world transform kept). The other joints (glTF nodes that only hold a
-    /// mesh, a camera or a light) are dropped, with their tracks. An asset with neither a skin
-    /// nor a humanoid is returned whole: every joint may be a bone.
+    /// The asset cut down to its rig: the skin joints, the humanoid bones and roots, their
+    /// ancestors (every world transform kept), and the joints below them that hold nothing (bone
+    /// tips such as Mixamo's `HeadTop_End`, Blender's `_end` leaves, IK targets). What is left
+    /// out are the [attachments](Asset::attachments) (glTF nodes that draw a mesh or hold a
+    /// camera or a light), what hangs below them, and nodes outside the rig's tree, with their
+    /// tracks. An asset with neither a skin nor a humanoid, and a BVH or H-Anim asset (every
+    /// joint of those is a joint), is returned whole.
     ///
     /// What formats that hold only a skeleton (BVH) write.
     ///
@@ -252,18 +271,23 @@ impl Asset {
     /// let raw = vec![
     ///     RawJoint { name: "root".into(), parent: None, rest: Trs::IDENTITY },
     ///     RawJoint { name: "hips".into(), parent: Some(0), rest: Trs::IDENTITY },
+    ///     RawJoint { name: "hips_tip".into(), parent: Some(1), rest: Trs::IDENTITY },
     ///     RawJoint { name: "body mesh".into(), parent: Some(0), rest: Trs::IDENTITY },
     /// ];
     /// let (skeleton, ids) = Skeleton::from_raw(raw)?;
-    /// let mut asset = Asset::new(Format::Glb, skeleton, vec![0, 1, 2]);
+    /// let mut asset = Asset::new(Format::Glb, skeleton, vec![0, 1, 2, 3]);
     /// asset.skin_joints = vec![ids[1]];
+    /// asset.attachments = vec![ids[3]];
     /// let rig = asset.rig_only();
-    /// assert_eq!(rig.skeleton.names(), ["root", "hips"]);
-    /// assert_eq!(rig.source_indices, [0, 1]);
+    /// assert_eq!(rig.skeleton.names(), ["root", "hips", "hips_tip"]);
+    /// assert_eq!(rig.source_indices, [0, 1, 2]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn rig_only(&self) -> Asset {
+        if !self.format.is_gltf_family() {
+            return self.clone();
+        }
         let skeleton = &self.skeleton;
         let mut keep = vec![false; skeleton.len()];
         let bones = self.humanoids.iter().flat_map(|h| {
@@ -283,7 +307,21 @@ impl Asset {
                 }
             }
         }
-        if !any || keep.iter().all(|&k| k) {
+        if !any {
+            return self.clone();
+        }
+        // Below the rig, what holds nothing is a bone too (parents come first).
+        for joint in skeleton.joints() {
+            let under_rig = skeleton
+                .parent(joint)
+                .is_some_and(|p| keep.get(p.index()).copied().unwrap_or(false));
+            if under_rig && !self.attachments.contains(&joint) {
+                if let Some(slot) = keep.get_mut(joint.index()) {
+                    *slot = true;
+                }
+            }
+        }
+        if keep.iter().all(|&k| k) {
             return self.clone();
         }
 
@@ -371,6 +409,7 @@ impl Asset {
                 .iter()
                 .filter_map(|&j| map(j))
                 .collect(),
+            attachments: Vec::new(),
         }
     }
 }

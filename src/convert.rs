@@ -263,6 +263,7 @@ fn convert_through_model(
         sockets,
         meshes,
         mut diagnostics,
+        bvh_layout,
     } = read_model(input, target, options)?;
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
     let carries_sockets = target.is_hanim() || target == Format::Glb;
@@ -293,10 +294,7 @@ fn convert_through_model(
                     ),
                 );
             }
-            let mut write_options = crate::formats::bvh::WriteOptions::default();
-            if let Some(order) = options.bvh_order {
-                write_options.order = order;
-            }
+            let mut write_options = bvh_write_options(bvh_layout.as_ref(), options.bvh_order);
             if let Some(scale) = options.bvh_write_scale {
                 write_options.scale = scale;
             }
@@ -310,6 +308,7 @@ fn convert_through_model(
                 sockets,
                 meshes,
                 diagnostics: Diagnostics::new(),
+                bvh_layout: None,
             };
             let built = built_glb(&model)?;
             report_dropped(&built, &mut diagnostics);
@@ -323,6 +322,7 @@ fn convert_through_model(
                 sockets,
                 meshes,
                 diagnostics: Diagnostics::new(),
+                bvh_layout: None,
             })?;
             report_dropped(&built, &mut diagnostics);
             let written = gltf::build::write_glb(&built, output)?;
@@ -377,6 +377,29 @@ fn convert_through_model(
     })
 }
 
+/// How a BVH output is written: a BVH input's layout (its channels, End Sites, frame time and
+/// unit) when there is one, so BVH → BVH writes the same file back; `--bvh-order` replaces its
+/// channel orders but keeps its frame time.
+fn bvh_write_options(
+    layout: Option<&crate::formats::bvh::BvhLayout>,
+    order: Option<crate::formats::bvh::EulerOrder>,
+) -> crate::formats::bvh::WriteOptions {
+    use crate::formats::bvh::WriteOptions;
+    match (layout, order) {
+        (Some(layout), None) => WriteOptions::like(layout),
+        (Some(layout), Some(order)) => WriteOptions {
+            order,
+            scale: layout.metres_per_unit(),
+            fps: Some(1.0 / layout.frame_time()),
+            ..WriteOptions::default()
+        },
+        (None, order) => WriteOptions {
+            order: order.unwrap_or_default(),
+            ..WriteOptions::default()
+        },
+    }
+}
+
 /// A file read into the canonical model, with what travels beside it.
 struct Model {
     asset: crate::Asset,
@@ -386,6 +409,8 @@ struct Model {
     /// output).
     meshes: Vec<crate::model::mesh::SkinnedMesh>,
     diagnostics: Diagnostics,
+    /// A BVH input's channels, End Sites, frame time and unit, to write the same file back.
+    bvh_layout: Option<crate::formats::bvh::BvhLayout>,
 }
 
 /// Reads `input` into the model for a `target` written from it, mapped by `--map` when given.
@@ -397,6 +422,7 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
     let read_options = crate::asset::ReadOptions {
         bvh_scale: options.bvh_read_scale,
     };
+    let mut bvh_layout = None;
     let (mut read, sockets, meshes) = match input_format(input)? {
         format if format.is_hanim() => {
             let (read, extras) = crate::formats::hanim::read_asset_with_extras(
@@ -423,6 +449,11 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
             };
             (read, sockets, meshes)
         }
+        Format::Bvh => {
+            let (read, layout) = crate::asset::read_bvh_with_layout(input, &read_options)?;
+            bvh_layout = Some(layout);
+            (read, Vec::new(), Vec::new())
+        }
         _ => (
             crate::asset::read_with(input, &read_options)?,
             Vec::new(),
@@ -437,6 +468,7 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
         sockets,
         meshes,
         diagnostics: read.diagnostics,
+        bvh_layout,
     })
 }
 
@@ -619,20 +651,32 @@ pub(crate) fn check_output_path(input: &Path, output: &Path, force: bool) -> Res
     Ok(())
 }
 
-/// Reports the joints [`Asset::rig_only`](crate::asset::Asset::rig_only) left out.
+/// Reports the joints [`Asset::rig_only`](crate::asset::Asset::rig_only) left out, by name.
 pub(crate) fn report_rig_only(
     asset: &crate::asset::Asset,
     rig: &crate::asset::Asset,
     diagnostics: &mut Diagnostics,
 ) {
-    let dropped = asset.skeleton.len() - rig.skeleton.len();
-    if dropped > 0 {
-        diagnostics.info(
-            "NON_JOINT_NODES_DROPPED",
-            "",
-            format!(
-                "{dropped} nodes that are neither skin joints nor humanoid bones (meshes, cameras, …) were left out of the skeleton"
-            ),
-        );
+    let kept: std::collections::HashSet<usize> = rig.source_indices.iter().copied().collect();
+    let dropped: Vec<&str> = asset
+        .skeleton
+        .joints()
+        .filter(|j| !kept.contains(&asset.source_index(*j)))
+        .map(|j| asset.skeleton.name(j))
+        .collect();
+    if dropped.is_empty() {
+        return;
     }
+    let shown: Vec<String> = dropped.iter().take(8).map(|n| format!("{n:?}")).collect();
+    let more = dropped.len() - shown.len();
+    diagnostics.info(
+        "NON_JOINT_NODES_DROPPED",
+        "/nodes",
+        format!(
+            "{} node(s) that are no bones (they draw a mesh, hold a camera or a light, or hang below one, or lie outside the rig) were left out of the skeleton: {}{}",
+            dropped.len(),
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ),
+    );
 }

@@ -24,6 +24,10 @@ use crate::pose::normalized::bone_tracks_from_joint_tracks;
 use crate::pose::retarget::{Retargeter, Side};
 use crate::pose::sample::Interpolation;
 
+/// The most values (4 per bone and key, 3 per hips key) a baked clip may hold: 2²⁶ (256 MiB
+/// of `f32`), checked before the keys are allocated.
+pub const MAX_BAKED_VALUES: usize = 1 << 26;
+
 /// How to retarget.
 #[derive(Debug, Clone, Default)]
 pub struct RetargetOptions {
@@ -208,6 +212,11 @@ fn declare(document: &mut gltf::Document, target: &crate::Asset) -> Result<(), E
 
 /// The retargeted clip on the target's joints: each humanoid joint's rotation (and the hips'
 /// translation) at the source's key times, or at `fps`.
+///
+/// # Errors
+/// Either side has no humanoid; `fps` is not a positive finite number, or the keys would hold
+/// more than [`MAX_BAKED_VALUES`] values (checked before they are allocated); the clip has no
+/// keys; a rotation comes out not finite.
 pub fn bake(
     source: &crate::Asset,
     clip: &Clip,
@@ -221,8 +230,18 @@ pub fn bake(
         Side::new(target, "model")?,
         diagnostics,
     )?;
+    let humanoid_joints = target
+        .humanoids
+        .first()
+        .map_or(0, |h| h.bones.iter().count());
+    let values_per_key = humanoid_joints * 4 + 3;
     let times: Vec<f32> = match fps {
-        Some(fps) if fps > 0.0 => {
+        Some(fps) => {
+            if !(fps.is_finite() && fps > 0.0) {
+                return Err(Error::unsupported(format!(
+                    "--fps {fps}: expected a positive, finite number of frames per second"
+                )));
+            }
             let start = clip
                 .tracks()
                 .iter()
@@ -230,11 +249,31 @@ pub fn bake(
                 .fold(f32::INFINITY, f32::min);
             let end = clip.duration();
             let start = if start.is_finite() { start } else { 0.0 };
-            let frames = ((end - start) * fps).floor().max(0.0) as usize;
-            (0..=frames).map(|i| start + i as f32 / fps).collect()
+            // Counted in f64 and bounded before anything is allocated for the keys.
+            let frames = ((f64::from(end) - f64::from(start)) * f64::from(fps))
+                .floor()
+                .max(0.0);
+            let keys = frames + 1.0;
+            if keys * values_per_key as f64 > MAX_BAKED_VALUES as f64 {
+                return Err(Error::unsupported(format!(
+                    "--fps {fps}: {keys} keys of clip {:?} ({:.3} s) × {humanoid_joints} bones is more than {MAX_BAKED_VALUES} values; lower --fps",
+                    clip.name,
+                    end - start
+                )));
+            }
+            (0..=frames as usize)
+                .map(|i| start + i as f32 / fps)
+                .collect()
         }
-        _ => retargeter.key_times(),
+        None => retargeter.key_times(),
     };
+    if times.len().saturating_mul(values_per_key) > MAX_BAKED_VALUES {
+        return Err(Error::unsupported(format!(
+            "clip {:?}: {} keys × {humanoid_joints} bones is more than {MAX_BAKED_VALUES} values; resample it with a lower --fps",
+            clip.name,
+            times.len()
+        )));
+    }
     if times.is_empty() {
         return Err(Error::unsupported(format!(
             "clip {:?} has no keys to retarget",

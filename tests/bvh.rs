@@ -1289,3 +1289,203 @@ fn bvh_we_write_imports_in_blenders_bvh_importer() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// BVH → BVH through the command: every joint, End Site and frame stays.
+
+/// A CMU-shaped BVH written here: the 3dsMax-friendly names (so the cmu-bvh-3dsmax table maps
+/// it) with the joints no humanoid bone takes (`LHipJoint`, `lhand`, `LFingers`, `LThumb`, …),
+/// 31 joints, 7 End Sites, 12 frames at 120 fps, every rotation channel moving.
+fn cmu_shaped_bvh() -> String {
+    // (name, parent, offset); a joint without children gets an End Site 1 unit along its bone.
+    let joints: &[(&str, Option<usize>, [f64; 3])] = &[
+        ("Hips", None, [0.0, 0.0, 0.0]),
+        ("LHipJoint", Some(0), [0.0, 0.0, 0.0]),
+        ("LeftHip", Some(1), [1.2, -1.6, 0.7]),
+        ("LeftKnee", Some(2), [2.5, -6.9, 0.0]),
+        ("LeftAnkle", Some(3), [2.4, -6.5, 0.0]),
+        ("LeftToe", Some(4), [0.1, -0.4, 2.2]),
+        ("RHipJoint", Some(0), [0.0, 0.0, 0.0]),
+        ("RightHip", Some(6), [-1.2, -1.6, 0.7]),
+        ("RightKnee", Some(7), [-2.5, -6.8, 0.0]),
+        ("RightAnkle", Some(8), [-2.4, -6.6, 0.0]),
+        ("RightToe", Some(9), [-0.2, -0.5, 2.0]),
+        ("lowerback", Some(0), [0.0, 0.0, 0.0]),
+        ("Chest", Some(11), [0.0, 2.0, 0.0]),
+        ("Chest2", Some(12), [0.0, 2.0, 0.0]),
+        ("lowerneck", Some(13), [0.0, 0.0, 0.0]),
+        ("Neck", Some(14), [0.0, 1.6, 0.1]),
+        ("Head", Some(15), [0.0, 1.6, 0.0]),
+        ("LeftCollar", Some(13), [0.0, 0.0, 0.0]),
+        ("LeftShoulder", Some(17), [3.0, 1.5, 0.0]),
+        ("LeftElbow", Some(18), [0.0, -4.3, 0.0]),
+        ("LeftWrist", Some(19), [0.0, -3.3, 0.0]),
+        ("lhand", Some(20), [0.0, 0.0, 0.0]),
+        ("LFingers", Some(21), [0.0, -0.7, 0.0]),
+        ("LThumb", Some(20), [0.0, 0.0, 0.0]),
+        ("RightCollar", Some(13), [0.0, 0.0, 0.0]),
+        ("RightShoulder", Some(24), [-2.8, 1.3, -0.2]),
+        ("RightElbow", Some(25), [0.0, -4.5, 0.0]),
+        ("RightWrist", Some(26), [0.0, -3.4, 0.0]),
+        ("rhand", Some(27), [0.0, 0.0, 0.0]),
+        ("RFingers", Some(28), [0.0, -0.6, 0.0]),
+        ("RThumb", Some(27), [0.0, 0.0, 0.0]),
+    ];
+    fn block(joints: &[(&str, Option<usize>, [f64; 3])], i: usize, depth: usize, out: &mut String) {
+        let pad = "\t".repeat(depth);
+        let (name, parent, [x, y, z]) = joints[i];
+        let keyword = if parent.is_none() { "ROOT" } else { "JOINT" };
+        out.push_str(&format!("{pad}{keyword} {name}\n{pad}{{\n"));
+        out.push_str(&format!("{pad}\tOFFSET {x} {y} {z}\n"));
+        if parent.is_none() {
+            out.push_str(&format!(
+                "{pad}\tCHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n"
+            ));
+        } else {
+            out.push_str(&format!(
+                "{pad}\tCHANNELS 3 Zrotation Xrotation Yrotation\n"
+            ));
+        }
+        let children: Vec<usize> = (0..joints.len())
+            .filter(|&c| joints[c].1 == Some(i))
+            .collect();
+        if children.is_empty() {
+            out.push_str(&format!(
+                "{pad}\tEnd Site\n{pad}\t{{\n{pad}\t\tOFFSET 0 -1 0.5\n{pad}\t}}\n"
+            ));
+        }
+        for c in children {
+            block(joints, c, depth + 1, out);
+        }
+        out.push_str(&format!("{pad}}}\n"));
+    }
+    let mut text = String::from("HIERARCHY\n");
+    block(joints, 0, 0, &mut text);
+    let frames = 12;
+    text.push_str(&format!(
+        "MOTION\nFrames: {frames}\nFrame Time: 0.0083333\n"
+    ));
+    for f in 0..frames {
+        let mut row = vec![
+            format!("{}", 0.3 * f as f64),
+            format!("{}", 16.0 + 0.1 * (f as f64).sin()),
+            format!("{}", -0.2 * f as f64),
+        ];
+        for j in 0..joints.len() {
+            for c in 0..3 {
+                let angle = 25.0 * ((f as f64) * 0.4 + j as f64 * 0.7 + c as f64).sin();
+                row.push(format!("{angle:.4}"));
+            }
+        }
+        text.push_str(&row.join(" "));
+        text.push('\n');
+    }
+    text
+}
+
+/// Runs the `humanoid` binary; panics with its output unless it exits 0. Returns stdout.
+fn run_humanoid(args: &[&str]) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_humanoid"))
+        .args(args)
+        .output()
+        .expect("run humanoid");
+    assert!(
+        output.status.success(),
+        "humanoid {args:?}: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// What a same-kind conversion must keep, read from both texts by the test's own parser: the
+/// joints (names, parents, End Sites), the frame count and time, and every joint's world
+/// position at every frame (in the files' own unit). Returns the largest position error.
+#[track_caller]
+fn assert_same_bvh(original: &TestBvh, copy: &TestBvh, what: &str) -> f64 {
+    let shape = |b: &TestBvh| -> Vec<(String, Option<usize>, bool)> {
+        b.joints
+            .iter()
+            .map(|j| (j.name.clone(), j.parent, j.end_site))
+            .collect()
+    };
+    assert_eq!(shape(copy), shape(original), "{what}: joints and End Sites");
+    assert_eq!(copy.frames, original.frames, "{what}: frames");
+    assert!(
+        (copy.frame_time - original.frame_time).abs() < 1e-9,
+        "{what}: frame time {} vs {}",
+        copy.frame_time,
+        original.frame_time
+    );
+    (0..original.frames)
+        .map(|f| max_error(&test_fk(original, f, 1.0), &test_fk(copy, f, 1.0)))
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn bvh_to_bvh_keeps_every_joint_end_site_and_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("cmu_shaped.bvh");
+    std::fs::write(&input, cmu_shaped_bvh()).unwrap();
+    let output = dir.path().join("copy.bvh");
+    let stdout = run_humanoid(&["convert", input.to_str().unwrap(), output.to_str().unwrap()]);
+    assert!(
+        stdout.contains("cmu-bvh-3dsmax"),
+        "the rig is mapped (what used to cut it down): {stdout}"
+    );
+    assert!(!stdout.contains("NON_JOINT_NODES_DROPPED"), "{stdout}");
+    let original = parse_test_bvh(&std::fs::read_to_string(&input).unwrap());
+    let copy = parse_test_bvh(&std::fs::read_to_string(&output).unwrap());
+    assert_eq!(original.joints.len(), 38, "31 joints and 7 End Sites");
+    let error = assert_same_bvh(&original, &copy, "BVH -> BVH");
+    // 4 decimals of a degree over chains ~15 units long.
+    assert!(error < 1e-3, "joints {error} units off");
+    // The channels are the input's (same order per joint).
+    for (a, b) in original.joints.iter().zip(&copy.joints) {
+        assert_eq!(a.channels, b.channels, "{}", a.name);
+    }
+
+    // Another channel order keeps the joints and the frame time too.
+    let xyz = dir.path().join("xyz.bvh");
+    run_humanoid(&[
+        "convert",
+        input.to_str().unwrap(),
+        xyz.to_str().unwrap(),
+        "--bvh-order",
+        "XYZ",
+    ]);
+    let copy = parse_test_bvh(&std::fs::read_to_string(&xyz).unwrap());
+    let error = assert_same_bvh(&original, &copy, "BVH -> BVH (XYZ)");
+    assert!(error < 1e-3, "XYZ: joints {error} units off");
+}
+
+/// Every corpus BVH → BVH keeps its joints, End Sites, frames and frame time (the test's own
+/// parser on both texts), every joint where the input's forward kinematics puts it, and
+/// Blender's BVH importer builds as many bones and frames from the copy as from the input.
+#[cfg(feature = "corpus")]
+#[test]
+fn corpus_bvh_to_bvh_keeps_every_joint_and_frame_in_blender_too() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, _) in corpus() {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let out = dir.path().join(format!("{name}.bvh"));
+        humanoid_cli(&["convert", path.to_str().unwrap(), out.to_str().unwrap()]);
+        let original = parse_test_bvh(&std::fs::read_to_string(&path).unwrap());
+        let copy = parse_test_bvh(&std::fs::read_to_string(&out).unwrap());
+        let error = assert_same_bvh(&original, &copy, &name);
+        println!("{name}: BVH -> BVH, {} joints (End Sites included), {} frames, max joint error {error:.2e} file units", copy.joints.len(), copy.frames);
+        assert!(error < 1e-3, "{name}: joints {error} units off");
+        let (Some(a), Some(b)) = (
+            blender("blender_bvh.py", &[path.to_str().unwrap()]),
+            blender("blender_bvh.py", &[out.to_str().unwrap()]),
+        ) else {
+            return;
+        };
+        assert_eq!(b["ok"], true, "{name}: Blender reads the copy");
+        assert_eq!(
+            (b["bones"].clone(), b["frames"].clone()),
+            (a["bones"].clone(), a["frames"].clone()),
+            "{name}: Blender's bones and frames, copy vs input"
+        );
+    }
+}

@@ -122,3 +122,44 @@ fn mannequin_passes_the_khronos_validator() {
         assert_eq!(warnings, 0, "{}: {messages:#?}", file.display());
     }
 }
+
+/// Any → BVH keeps every joint of the skeleton: a glTF's nodes but those that draw a mesh
+/// (counted by the `gltf` crate: Soldier's `HeadTop_End` and finger tips are no skin joints
+/// but are bones), an H-Anim file's every `HAnimJoint` (counted in its text by `DEF`).
+#[test]
+fn any_to_bvh_keeps_every_joint_of_the_skeleton() {
+    let dir = temp_dir();
+    let corpus = shared().join("corpus");
+    let mut cases: Vec<(PathBuf, usize)> = Vec::new();
+    for name in ["Soldier.glb", "RobotExpressive.glb", "CesiumMan.glb"] {
+        let path = corpus.join("gltf").join(name);
+        let g = gltf::Gltf::from_slice_without_validation(&std::fs::read(&path).unwrap()).unwrap();
+        let bones = g.nodes().filter(|n| n.mesh().is_none()).count();
+        cases.push((path, bones));
+    }
+    for name in ["JinLOA4.x3d", "JoeKick.x3d"] {
+        let path = corpus.join("hanim").join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let joints = text
+            .split("<HAnimJoint")
+            .skip(1)
+            .filter(|tag| tag.split('>').next().unwrap_or("").contains("DEF="))
+            .count();
+        cases.push((path, joints));
+    }
+    for (path, expected) in cases {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let out = dir.path().join(format!("{name}.bvh"));
+        humanoid_ok(&["convert", s(&path), s(&out)]);
+        let text = std::fs::read_to_string(&out).unwrap();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let written = words
+            .windows(2)
+            .filter(|w| matches!(w[0], "ROOT" | "JOINT") || w == &["End", "Site"])
+            .count();
+        assert_eq!(
+            written, expected,
+            "{name}: joints written (End Sites included)"
+        );
+    }
+}

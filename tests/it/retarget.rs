@@ -686,3 +686,43 @@ mod beyond_three_vrm {
         );
     }
 }
+
+/// `--fps` must be a positive finite rate, and the keys it asks for are bounded before they are
+/// allocated (`inf` used to overflow the key list's capacity).
+#[test]
+fn retarget_refuses_an_fps_that_is_not_a_positive_finite_bounded_rate() {
+    use crate::util::{humanoid, humanoid_ok, s, temp_dir};
+    let dir = temp_dir();
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mannequin = corpus.join("mannequin.glb");
+    let out = dir.path().join("out.glb");
+    for fps in ["inf", "1e30", "0", "-5", "NaN"] {
+        let run = humanoid(&[
+            "retarget",
+            s(&mannequin),
+            "--onto",
+            s(&mannequin),
+            "-o",
+            s(&out),
+            &format!("--fps={fps}"),
+        ]);
+        assert_eq!(run.code, 1, "--fps {fps}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains("--fps"),
+            "--fps {fps}: the message names the flag: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        assert!(!out.exists(), "--fps {fps}: nothing written");
+    }
+    humanoid_ok(&[
+        "retarget",
+        s(&mannequin),
+        "--onto",
+        s(&mannequin),
+        "-o",
+        s(&out),
+        "--fps",
+        "30",
+    ]);
+}

@@ -82,8 +82,30 @@ pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
     asset.humanoids = humanoids;
     asset.clips = clips;
     asset.skin_joints = skin_joints;
+    asset.attachments = attachments(document, &ids, &asset.skin_joints);
     asset.weighted_joints = weighted_joints;
     Ok(ReadOutcome { asset, diagnostics })
+}
+
+/// The nodes that draw a mesh or hold a camera or a light (`KHR_lights_punctual`) and are no
+/// skin joint: things hung on the tree, not bones.
+fn attachments(document: &Document, ids: &[JointId], skin_joints: &[JointId]) -> Vec<JointId> {
+    document
+        .root
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, node)| {
+            node.mesh.is_some()
+                || node.camera.is_some()
+                || node
+                    .extensions
+                    .as_ref()
+                    .is_some_and(|e| e.contains_key("KHR_lights_punctual"))
+        })
+        .filter_map(|(n, _)| ids.get(n).copied())
+        .filter(|joint| !skin_joints.contains(joint))
+        .collect()
 }
 
 /// Every node as a joint (node `i` is joint `ids[i]`).

@@ -10,7 +10,7 @@
 //! Outputs are written to a temporary file in the output's folder and renamed into place; the
 //! input is never written.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -56,6 +56,10 @@ pub struct ConvertReport {
     pub format: Format,
     /// The size of the output file.
     pub bytes_written: u64,
+    /// Every file written: the files beside the output (a `.gltf`'s `.bin` and images) first,
+    /// the output last. Each one was an output: none was an input, none replaced without
+    /// `force`.
+    pub files: Vec<PathBuf>,
     /// What was dropped, approximated or found along the way.
     pub diagnostics: Diagnostics,
 }
@@ -191,13 +195,14 @@ fn convert_document(
     diagnostics.extend(mapped);
     diagnostics.extend(prepared);
     let written = match target {
-        Format::Gltf => document.write_gltf(output, &[])?,
-        _ => document.write_glb(output, &[])?,
+        Format::Gltf => document.write_gltf_with(output, &[input], options.force)?,
+        _ => document.write_glb(output, &[input])?,
     };
     diagnostics.extend(written.diagnostics);
     Ok(ConvertReport {
         format: target,
         bytes_written: written.bytes,
+        files: written.files,
         diagnostics,
     })
 }
@@ -270,6 +275,7 @@ fn convert_through_model(
     if !carries_sockets {
         crate::sockets::report_dropped(&sockets, &asset, target, &mut diagnostics);
     }
+    let mut files = vec![output.to_path_buf()];
     let bytes_written = match target {
         Format::Bvh => {
             let rig = asset.rig_only();
@@ -312,8 +318,13 @@ fn convert_through_model(
             };
             let built = built_glb(&model)?;
             report_dropped(&built, &mut diagnostics);
-            let written = gltf::build::document(&built, output)?.write_gltf(output, &[])?;
+            let written = gltf::build::document(&built, output)?.write_gltf_with(
+                output,
+                &[input],
+                options.force,
+            )?;
             diagnostics.extend(written.diagnostics);
+            files = written.files;
             written.bytes
         }
         Format::Glb => {
@@ -373,6 +384,7 @@ fn convert_through_model(
     Ok(ConvertReport {
         format: target,
         bytes_written,
+        files,
         diagnostics,
     })
 }
@@ -627,6 +639,7 @@ fn write_vrma(document: &gltf::Document, output: &Path) -> Result<ConvertReport,
     Ok(ConvertReport {
         format: Format::Vrma,
         bytes_written: written.bytes,
+        files: written.files,
         diagnostics,
     })
 }

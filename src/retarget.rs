@@ -144,8 +144,8 @@ pub fn retarget(
             let node_of = |joint: crate::model::skeleton::JointId| target.source_index(joint);
             gltf::build::append_clips(&mut document, &[clip], &node_of)?;
             match target_format {
-                Format::Gltf => document.write_gltf(output, &[])?,
-                _ => document.write_glb(output, &[])?,
+                Format::Gltf => document.write_gltf_with(output, &[anim], options.force)?,
+                _ => document.write_glb(output, &[anim])?,
             }
         }
         Format::Bvh => {
@@ -167,6 +167,7 @@ pub fn retarget(
             );
             gltf::Written {
                 bytes,
+                files: vec![output.to_path_buf()],
                 ..gltf::Written::default()
             }
         }
@@ -181,6 +182,7 @@ pub fn retarget(
     Ok(ConvertReport {
         format: target_format,
         bytes_written: written.bytes,
+        files: written.files,
         diagnostics,
     })
 }

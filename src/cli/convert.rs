@@ -20,13 +20,34 @@ pub fn run(
         write_json(out, &report)?;
     } else {
         print_diagnostics(out, &report.diagnostics)?;
-        writeln!(
-            out,
-            "wrote {} ({}, {} bytes)",
-            output.display(),
-            report.format,
-            report.bytes_written
-        )?;
+        print_wrote(out, output, &report)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `wrote OUT (format, N bytes)`, and every other file written beside it (a `.gltf`'s `.bin`
+/// and images).
+pub(super) fn print_wrote(
+    out: &mut impl Write,
+    output: &Path,
+    report: &humanoid::convert::ConvertReport,
+) -> Result<(), CliError> {
+    write!(
+        out,
+        "wrote {} ({}, {} bytes)",
+        output.display(),
+        report.format,
+        report.bytes_written
+    )?;
+    let beside: Vec<String> = report
+        .files
+        .iter()
+        .filter(|f| f.as_path() != output)
+        .map(|f| f.display().to_string())
+        .collect();
+    if !beside.is_empty() {
+        write!(out, " and beside it {}", beside.join(", "))?;
+    }
+    writeln!(out)?;
+    Ok(())
 }

@@ -21,13 +21,7 @@ pub fn run(
         write_json(out, &report)?;
     } else {
         print_diagnostics(out, &report.diagnostics)?;
-        writeln!(
-            out,
-            "wrote {} ({}, {} bytes)",
-            output.display(),
-            report.format,
-            report.bytes_written
-        )?;
+        super::convert::print_wrote(out, output, &report)?;
     }
     Ok(ExitCode::SUCCESS)
 }

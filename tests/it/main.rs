@@ -9,6 +9,7 @@ mod godot;
 mod hanim;
 mod mannequin;
 mod mapping;
+mod outputs;
 mod retarget;
 mod sockets;
 mod util;

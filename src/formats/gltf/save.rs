@@ -13,7 +13,9 @@
 //!   file extension). An unchanged BIN chunk is written straight from the input's memory map.
 //! - **`.gltf` output** keeps `data:` URIs as they are and writes external buffers and images
 //!   beside the output under their relative names; buffers without a `uri` (a GLB's BIN chunk)
-//!   become `<output stem>.bin` (`<stem>_1.bin`, ... for more).
+//!   become `<output stem>.bin` (`<stem>_1.bin`, ... for more). Each of those files is an
+//!   output like the `.gltf` itself ([`Document::write_gltf_with`]: never an input, not
+//!   replaced unless asked), except one that would receive its own unchanged bytes.
 
 use std::fs;
 use std::io::Write;
@@ -38,6 +40,10 @@ pub struct Written {
     /// What was changed on the way (e.g. extension data that may name buffers by index).
     pub diagnostics: Diagnostics,
 }
+
+/// A file beside a `.gltf` output: (destination, bytes, the file the bytes are, unchanged,
+/// when they are one).
+type SideFile = (PathBuf, Bytes, Option<PathBuf>);
 
 /// A GLB ready to write: its JSON and the pieces of its BIN chunk.
 struct GlbPlan {
@@ -270,15 +276,96 @@ impl Document {
     }
 
     /// Writes the document as a `.gltf` file plus the files it refers to (see the module docs),
-    /// each through a temporary file.
+    /// each through a temporary file, replacing files that exist (see
+    /// [`Document::write_gltf_with`] to refuse that).
     ///
     /// # Errors
-    /// [`Error::Unsupported`] when the output or one of the files beside it would overwrite an
-    /// input; [`Error::Invalid`] when validation finds a structural problem or an external file
-    /// cannot be read; [`Error::Io`] when writing fails.
+    /// As [`Document::write_gltf_with`].
     pub fn write_gltf(&self, output: &Path, inputs: &[&Path]) -> Result<Written, Error> {
+        self.write_gltf_with(output, inputs, true)
+    }
+
+    /// Writes the document as a `.gltf` file plus the files it refers to (see the module docs),
+    /// each through a temporary file. Every file written counts as an output: none may be an
+    /// input (the document's own or one of `inputs`), and without `replace` none may exist
+    /// (a file beside the output that would only receive its own, unchanged bytes is left
+    /// alone and not counted). Everything is checked before the first file is written.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the output or one of the files beside it is an input, or
+    /// exists and `replace` is false; [`Error::Invalid`] when validation finds a structural
+    /// problem or an external file cannot be read; [`Error::Io`] when writing fails.
+    pub fn write_gltf_with(
+        &self,
+        output: &Path,
+        inputs: &[&Path],
+        replace: bool,
+    ) -> Result<Written, Error> {
         self.refuse_input(output, inputs)?;
         self.checked()?;
+        let (json, files) = self.gltf_files(output)?;
+        let mut destinations: Vec<PathBuf> = Vec::new();
+        let mut to_write = Vec::new();
+        for (destination, bytes, from) in &files {
+            // `from` is set only while the bytes are that file's own, unchanged content.
+            let unchanged = from
+                .as_deref()
+                .is_some_and(|from| same_file(destination, from));
+            if !unchanged {
+                self.refuse_input(destination, inputs)?;
+            }
+            if destinations.contains(destination) || destination == output {
+                return Err(Error::unsupported(format!(
+                    "{}: two files of the output would be written to {}",
+                    self.path.display(),
+                    destination.display()
+                )));
+            }
+            destinations.push(destination.clone());
+            if !unchanged {
+                to_write.push((destination, bytes));
+            }
+        }
+        if !replace {
+            let existing: Vec<String> = to_write
+                .iter()
+                .map(|(d, _)| *d)
+                .chain(std::iter::once(&output.to_path_buf()))
+                .filter(|d| d.exists())
+                .map(|d| d.display().to_string())
+                .collect();
+            if !existing.is_empty() {
+                return Err(Error::unsupported(format!(
+                    "{}: the output {} {} exist{}; pass --force to replace {}",
+                    output.display(),
+                    if existing.len() == 1 { "file" } else { "files" },
+                    existing.join(", "),
+                    if existing.len() == 1 { "s" } else { "" },
+                    if existing.len() == 1 { "it" } else { "them" },
+                )));
+            }
+        }
+        let mut written = Written::default();
+        for (destination, bytes) in to_write {
+            if let Some(parent) = destination.parent() {
+                fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+            }
+            write_atomically(destination, |file| {
+                file.write_all(bytes.as_slice())
+                    .map_err(|e| Error::io(destination, e))
+            })?;
+            written.files.push(destination.clone());
+        }
+        write_atomically(output, |file| {
+            file.write_all(&json).map_err(|e| Error::io(output, e))
+        })?;
+        written.bytes = u64::try_from(json.len()).unwrap_or(u64::MAX);
+        written.files.push(output.to_path_buf());
+        Ok(written)
+    }
+
+    /// The `.gltf` JSON for `output` and the files beside it.
+    fn gltf_files(&self, output: &Path) -> Result<(Vec<u8>, Vec<SideFile>), Error> {
         let out_dir = folder_of(output);
         let stem = output
             .file_stem()
@@ -287,7 +374,7 @@ impl Document {
             .unwrap_or("buffer")
             .to_owned();
         let mut root = self.root.clone();
-        let mut files: Vec<(PathBuf, Bytes, Option<PathBuf>)> = Vec::new();
+        let mut files: Vec<SideFile> = Vec::new();
         let mut new_files = 0;
         for (i, buffer) in root.buffers.iter_mut().enumerate() {
             let bytes = self.buffer_bytes(i);
@@ -338,40 +425,7 @@ impl Document {
             files.push((join(&out_dir, &relative), bytes, Some(from)));
         }
         let json = json::to_vec(&root, true)?;
-        let mut written = Written::default();
-        let mut destinations: Vec<PathBuf> = Vec::new();
-        for (destination, bytes, from) in &files {
-            if destinations.contains(destination) || destination == output {
-                return Err(Error::unsupported(format!(
-                    "{}: two files of the output would be written to {}",
-                    self.path.display(),
-                    destination.display()
-                )));
-            }
-            destinations.push(destination.clone());
-            // `from` is set only while the bytes are that file's own, unchanged content.
-            if from
-                .as_deref()
-                .is_some_and(|from| same_file(destination, from))
-            {
-                continue;
-            }
-            self.refuse_input(destination, inputs)?;
-            if let Some(parent) = destination.parent() {
-                fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-            }
-            write_atomically(destination, |file| {
-                file.write_all(bytes.as_slice())
-                    .map_err(|e| Error::io(destination, e))
-            })?;
-            written.files.push(destination.clone());
-        }
-        write_atomically(output, |file| {
-            file.write_all(&json).map_err(|e| Error::io(output, e))
-        })?;
-        written.bytes = u64::try_from(json.len()).unwrap_or(u64::MAX);
-        written.files.push(output.to_path_buf());
-        Ok(written)
+        Ok((json, files))
     }
 
     /// Refuses to write over any file this document was read from or any path in `inputs`.

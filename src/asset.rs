@@ -187,34 +187,12 @@ pub fn read_bvh_with_layout(
     Ok((outcome, layout))
 }
 
-/// Gives a rig that declares no humanoid the mapping the built-in tables (or the auto-mapper)
-/// find, with a note saying which; a rig that is not a humanoid keeps none, with the reason.
+/// Gives a rig that declares no humanoid its mapping by the one policy
+/// ([`crate::mapping::map_humanoid`]), with its line; a rig that is not a humanoid keeps none,
+/// with the reason.
 fn map_rig(outcome: &mut ReadOutcome, path: &Path) {
-    let mapping = match crate::mapping::RigMapping::detect() {
-        Ok(mapping) => mapping,
-        Err(e) => {
-            outcome
-                .diagnostics
-                .warn("HUMANOID_NOT_MAPPED", "", e.to_string());
-            return;
-        }
-    };
-    match mapping.attach(&mut outcome.asset, path) {
-        Ok(Some(report)) => {
-            let how = report.table.as_deref().map_or_else(
-                || "the auto-mapper".to_owned(),
-                |t| format!("the {t} table"),
-            );
-            let mut message = format!("{} bones mapped by {how}", report.bones.len());
-            if !report.missing.is_empty() {
-                message.push_str(&format!(
-                    "; required bones not found: {}",
-                    report.missing.join(", ")
-                ));
-            }
-            outcome.diagnostics.info("HUMANOID_MAPPED", "", message);
-        }
-        Ok(None) => {}
+    match crate::mapping::map_humanoid(&mut outcome.asset, path, None) {
+        Ok(mapped) => mapped.note("", &mut outcome.diagnostics),
         Err(e) => outcome
             .diagnostics
             .info("HUMANOID_NOT_MAPPED", "", e.to_string()),

@@ -34,7 +34,7 @@ use serde::Serialize;
 
 use crate::asset::{read, Asset, Facing};
 use crate::error::{Diagnostics, Error};
-use crate::mapping::RigMapping;
+use crate::mapping::{map_humanoid, RigMapping};
 use crate::model::clip::Clip;
 use crate::model::HumanBone;
 use crate::pose::fk::Sampler;
@@ -128,6 +128,9 @@ pub struct PoseReport {
     /// The clip sampled, when there are samples.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub anim: Option<AnimInfo>,
+    /// How each file's humanoid was found, one line per file
+    /// ([`crate::mapping::Mapped::line`]).
+    pub mapped: Vec<String>,
     /// The samples.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<Sample>,
@@ -150,9 +153,11 @@ pub fn rest_pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error
 /// given; the clip does not exist.
 pub fn pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error> {
     let mut asset = read(path)?.asset;
-    if let Some(mapping) = &options.mapping {
-        mapping.attach(&mut asset, path)?;
-    }
+    let mut mapped = vec![format!(
+        "{}: {}",
+        path.display(),
+        map_humanoid(&mut asset, path, options.mapping.as_ref())?.line()
+    )];
     let rotate = options.rotate_vrm0 && asset.facing == Facing::MinusZ;
     let bones = rest_transforms(&asset, rotate).ok_or_else(|| {
         Error::unsupported(format!(
@@ -163,7 +168,7 @@ pub fn pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error> {
     let (anim, samples) = match &options.times {
         Times::Rest => (None, Vec::new()),
         times => {
-            let (info, samples) = sample(path, &asset, options, times, rotate)?;
+            let (info, samples) = sample(path, &asset, options, times, rotate, &mut mapped)?;
             (Some(info), samples)
         }
     };
@@ -181,6 +186,7 @@ pub fn pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error> {
             .collect(),
         anim,
         samples,
+        mapped,
     })
 }
 
@@ -232,6 +238,7 @@ fn sample(
     options: &PoseOptions,
     times: &Times,
     rotate: bool,
+    mapped: &mut Vec<String>,
 ) -> Result<(AnimInfo, Vec<Sample>), Error> {
     let turn = if rotate {
         Quat::from_xyzw(0.0, 1.0, 0.0, 0.0)
@@ -273,9 +280,8 @@ fn sample(
         }
         Some(anim_path) => {
             let mut anim = read(anim_path)?.asset;
-            if let Some(mapping) = &options.mapping {
-                mapping.attach(&mut anim, anim_path)?;
-            }
+            let line = map_humanoid(&mut anim, anim_path, options.mapping.as_ref())?.line();
+            mapped.push(format!("{}: {line}", anim_path.display()));
             let clip = pick_clip(&anim, options.clip.as_deref(), anim_path)?;
             let mut diagnostics = Diagnostics::new();
             let mut retargeter = Retargeter::new(

@@ -18,7 +18,7 @@ use crate::asset::input_format;
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::formats::{gltf, vrm, Format};
-use crate::mapping::{Library, MapReport};
+use crate::mapping::Library;
 use crate::model::HumanBone;
 
 /// How to convert.
@@ -219,20 +219,13 @@ fn normalize_rest(
 ) -> Result<gltf::Document, Error> {
     let mut asset = vrm::asset_from_document(&document)?.asset;
     if asset.humanoids.is_empty() {
-        let detected;
-        let rig = match mapping {
-            Some(rig) => rig,
-            None => {
-                detected = RigMapping::detect()?;
-                &detected
-            }
-        };
-        if rig.attach(&mut asset, input)?.is_none() {
-            return Err(Error::unsupported(format!(
-                "{}: --normalize needs a humanoid: the file declares none and no mapping table fits (try --map)",
-                input.display()
-            )));
-        }
+        crate::mapping::map_humanoid(&mut asset, input, mapping)
+            .map_err(|e| {
+                Error::unsupported(format!(
+                    "--normalize needs a humanoid: the file declares none and no mapping fits ({e}); map it with --map TABLE"
+                ))
+            })?
+            .note("", diagnostics);
     }
     let normalized = gltf::rest::normalize_document(&document, &asset, options)?;
     diagnostics.extend(normalized.diagnostics);
@@ -359,7 +352,7 @@ fn convert_through_model(
         Format::GodotBoneMap => {
             let mut asset = asset;
             if asset.humanoids.is_empty() {
-                crate::mapping::RigMapping::detect()?.attach(&mut asset, input)?;
+                crate::mapping::map_humanoid(&mut asset, input, None)?.note("", &mut diagnostics);
             }
             let (text, notes) = crate::formats::godot::asset_bone_map_tres(&asset)?;
             diagnostics.extend(notes);
@@ -473,7 +466,9 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
         ),
     };
     if let Some(mapping) = &options.mapping {
-        mapping.attach(&mut read.asset, input)?;
+        mapping
+            .attach(&mut read.asset, input)?
+            .note("", &mut read.diagnostics);
     }
     Ok(Model {
         asset: read.asset,
@@ -562,41 +557,34 @@ fn declare_mapped_humanoid(
     rig: &RigMapping,
     diagnostics: &mut Diagnostics,
 ) -> Result<(), Error> {
-    let asset = gltf::humanoid::asset_from_document(document)?.asset;
-    let mapping = rig.map(&asset, document.path())?;
-    let report = MapReport::new(&asset, &mapping);
-    let Some(hips) = mapping.bones.get(HumanBone::Hips) else {
+    let mut asset = gltf::humanoid::asset_from_document(document)?.asset;
+    let path = document.path().to_path_buf();
+    let mapped = crate::mapping::map_humanoid(&mut asset, &path, Some(rig))?;
+    let Some(humanoid) = asset.humanoids.first() else {
+        return Err(Error::unsupported(format!(
+            "{}: the mapping found no humanoid (map it with --map TABLE)",
+            path.display()
+        )));
+    };
+    let Some(hips) = humanoid.bones.get(HumanBone::Hips) else {
         return Err(Error::unsupported(format!(
             "{}: the mapping has no hips, so no humanoid skeleton can be declared (map it with --map TABLE)",
-            document.path().display()
+            path.display()
         )));
     };
     let root = asset.skeleton.ancestors(hips).last().unwrap_or(hips);
     let def = SkeletonDef {
         root_node: asset.source_index(root),
-        bones: mapping
+        bones: humanoid
             .bones
             .iter()
             .map(|(bone, joint)| (bone, asset.source_index(joint)))
             .collect(),
     };
     ext::declare(document, def);
-    let how = match &report.table {
-        Some(table) => format!("the {table} table"),
-        None => "the auto-mapper".to_owned(),
-    };
-    let mut message = format!(
-        "EXT_skeleton_humanoid added: {} bones mapped by {how}",
-        report.bones.len()
-    );
-    if !report.missing.is_empty() {
-        message.push_str(&format!(
-            "; required bones not found: {}",
-            report.missing.join(", ")
-        ));
-    }
+    let message = format!("EXT_skeleton_humanoid added, {}", mapped.line());
     diagnostics.info("EXT_MAPPED", format!("/extensions/{}", ext::NAME), message);
-    if let Some(degrees) = arm_droop(&asset, &mapping.bones) {
+    if let Some(degrees) = arm_droop(&asset, &humanoid.bones) {
         diagnostics.warn(
             "EXT_REST_NOT_TPOSE",
             "/nodes",

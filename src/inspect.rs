@@ -174,20 +174,9 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
         (read(path)?, Vec::new())
     };
     if let Some(mapping) = mapping {
-        if let Some(report) = mapping.attach(&mut read.asset, path)? {
-            let how = report.table.as_deref().map_or_else(
-                || "the auto-mapper".to_owned(),
-                |t| format!("the {t} table"),
-            );
-            read.diagnostics.info(
-                "HUMANOID_MAPPED",
-                "",
-                format!(
-                    "the file declares no humanoid: {} bones mapped by {how}",
-                    report.bones.len()
-                ),
-            );
-        }
+        mapping
+            .attach(&mut read.asset, path)?
+            .note("", &mut read.diagnostics);
     }
     let (_, places) = crate::sockets::place(
         &read.asset,

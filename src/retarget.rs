@@ -69,7 +69,9 @@ pub fn retarget(
         Some(m) => m.clone(),
         None => RigMapping::detect()?,
     };
-    mapping.attach(&mut source, anim)?;
+    mapping
+        .attach(&mut source, anim)?
+        .note(&format!("{} (animation)", anim.display()), &mut diagnostics);
     let clip = source.clip_or_error(options.clip.as_deref(), anim)?;
 
     if !input_format(model)?.is_gltf_family() {
@@ -80,19 +82,20 @@ pub fn retarget(
     }
     let mut document = gltf::Document::open(model)?;
     let mut target = vrm::asset_from_document(&document)?.asset;
-    if target.humanoids.is_empty() {
-        if let Some(report) = mapping.attach(&mut target, model)? {
-            declare(&mut document, &target)?;
-            diagnostics.info(
-                "EXT_MAPPED",
-                format!("/extensions/{}", ext::NAME),
-                format!(
-                    "the model declares no humanoid: {} bones mapped by {}, declared with EXT_skeleton_humanoid",
-                    report.bones.len(),
-                    report.table.as_deref().map_or_else(|| "the auto-mapper".to_owned(), |t| format!("the {t} table"))
-                ),
-            );
-        }
+    let declared = !target.humanoids.is_empty();
+    let mapped = mapping.attach(&mut target, model)?;
+    mapped.note(&format!("{} (model)", model.display()), &mut diagnostics);
+    if !declared {
+        declare(&mut document, &target)?;
+        diagnostics.info(
+            "EXT_MAPPED",
+            format!("/extensions/{}", ext::NAME),
+            format!(
+                "the model declares no humanoid: {} bones mapped by {}, declared with EXT_skeleton_humanoid",
+                mapped.bones,
+                mapped.by()
+            ),
+        );
     }
     let baked = bake(&source, clip, &target, options.fps, &mut diagnostics)?;
 

@@ -1,10 +1,16 @@
 //! `humanoid map FILE [--json] [-o TABLE.toml] [--map TABLE] [--mappings DIR]`.
+//!
+//! The mapping every command uses ([`humanoid::mapping::policy`]): the file's own declaration
+//! first ("declared by the file"); `--map auto` runs the tables and the auto-mapper instead, to
+//! compare; `--map TABLE` applies one table. Exits 1 when no required bone is mapped.
 
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use humanoid::mapping::{map_rig, Choice, MapReport};
+use humanoid::mapping::policy::{declared, How, Mapped};
+use humanoid::mapping::{map_rig, Choice, MapReport, Method};
+use humanoid::model::{HumanBone, Profile};
 
 use super::{write_json, CliError, MapArgs};
 
@@ -18,14 +24,29 @@ pub fn run(
 ) -> Result<ExitCode, CliError> {
     let (library, forced) = maps.library()?;
     let asset = humanoid::read(file)?.asset;
-    let choice = match forced.as_deref().filter(|t| *t != "auto") {
-        Some(name) => Choice::Table(library.get(name).ok_or_else(|| {
-            humanoid::Error::unsupported(format!("no mapping table named {name:?}"))
-        })?),
-        None => Choice::Detect,
+    let (report, mapped) = match (forced.as_deref(), declared(&asset)) {
+        (None, Some(humanoid)) => (
+            MapReport::declared(&asset, humanoid),
+            Mapped::new(How::Declared, &humanoid.bones),
+        ),
+        (forced, _) => {
+            let choice = match forced.filter(|t| *t != humanoid::mapping::policy::AUTO) {
+                Some(name) => Choice::Table(library.get(name).ok_or_else(|| {
+                    humanoid::Error::unsupported(format!("no mapping table named {name:?}"))
+                })?),
+                None => Choice::Detect,
+            };
+            let mapping = map_rig(&asset, &library, choice, file)?;
+            let how = match &mapping.method {
+                Method::Table(name) => How::Table(name.clone()),
+                Method::Auto => How::Auto,
+            };
+            (
+                MapReport::new(&asset, &mapping),
+                Mapped::new(how, &mapping.bones),
+            )
+        }
     };
-    let mapping = map_rig(&asset, &library, choice, file)?;
-    let report = MapReport::new(&asset, &mapping);
     if let Some(path) = table_out {
         if path.exists() && !force {
             return Err(humanoid::Error::unsupported(format!(
@@ -38,18 +59,25 @@ pub fn run(
         let text = report.to_toml(stem, &file.display().to_string());
         std::fs::write(path, text).map_err(|e| humanoid::Error::io(path, e))?;
     }
+    let required = HumanBone::ALL
+        .into_iter()
+        .filter(|b| b.is_required(Profile::Vrm1))
+        .count();
+    let code = if mapped.missing.len() == required {
+        eprintln!(
+            "error: {}: no required bone is mapped ({}); name the rig's table with --map TABLE, or write one (docs/mappings.md)",
+            file.display(),
+            mapped.by()
+        );
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
     if json {
         write_json(out, &report)?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(code);
     }
-    match &report.table {
-        Some(table) => writeln!(out, "{}: mapped by the {table} table", file.display())?,
-        None => writeln!(
-            out,
-            "{}: mapped by the auto-mapper (skeleton shape)",
-            file.display()
-        )?,
-    }
+    writeln!(out, "{}: {}", file.display(), mapped.line())?;
     writeln!(out, "  {:<24} {:>5}  {:>5}  joint", "bone", "node", "conf")?;
     for (bone, name) in &report.bones {
         let node = report.nodes.get(bone).copied().unwrap_or_default();
@@ -70,5 +98,5 @@ pub fn run(
     if let Some(path) = table_out {
         writeln!(out, "wrote {}", path.display())?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }

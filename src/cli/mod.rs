@@ -334,8 +334,9 @@ impl BvhOutArgs {
 /// `--map` and `--mappings`, for every command that reads a rig.
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct MapArgs {
-    /// A mapping table to use: a built-in name, a TOML file, a Godot BoneMap / SkeletonProfile
-    /// (`.tres`, or a scene's `.import`), or `auto` (detect).
+    /// A mapping table to use instead of the file's declaration: a built-in name, a TOML file,
+    /// a Godot BoneMap / SkeletonProfile (`.tres`, or a scene's `.import`), or `auto` (the best
+    /// table, else the auto-mapper). Without it: the file's declaration, else the same choice.
     #[arg(long, value_name = "TABLE")]
     map: Option<String>,
     /// A folder of extra mapping tables (*.toml).
@@ -366,8 +367,8 @@ impl MapArgs {
 }
 
 impl MapArgs {
-    /// The convert option: `None` unless `--map` or `--mappings` was given (`--map auto`
-    /// detects).
+    /// The mapping option: `None` unless `--map` or `--mappings` was given (`--map auto`
+    /// detects, overriding a declared humanoid as `--map TABLE` does).
     fn rig_mapping(&self) -> Result<Option<humanoid::mapping::RigMapping>, humanoid::Error> {
         if self.map.is_none() && self.mappings.is_empty() {
             return Ok(None);
@@ -375,7 +376,7 @@ impl MapArgs {
         let (library, forced) = self.library()?;
         Ok(Some(humanoid::mapping::RigMapping {
             library,
-            table: forced.filter(|t| t != "auto"),
+            table: forced,
         }))
     }
 }

@@ -20,6 +20,9 @@ pub fn run(
         write_json(out, &report)?;
         return Ok(ExitCode::SUCCESS);
     }
+    for line in &report.mapped {
+        writeln!(out, "{line}")?;
+    }
     writeln!(
         out,
         "{} ({}), rest pose in {}",

@@ -6,12 +6,13 @@
 //! not, the auto-mapper tries the skeleton's shape, and the mapping with more required bones
 //! (then more bones) wins. A rig neither maps to at least five bones is not a humanoid: refused
 //! with the auto-mapper's reason. A humanoid the file declares (EXT_skeleton_humanoid, VRM) is
-//! not used here: `map` looks at the rig itself.
+//! not looked at here: [`super::policy`] puts it first, and `map` reports it (`--map auto`
+//! shows what this choice finds, to compare).
 //!
 //! The JSON form (`map --json`):
 //!
 //! ```text
-//! {"table": NAME|null, "method": "table"|"auto",
+//! {"table": NAME|null, "method": "declared"|"table"|"auto",
 //!  "bones": {"hips": "mixamorig:Hips", ...}, "nodes": {"hips": 3, ...},
 //!  "confidence": {"hips": 0.98, ...}, "missing": [bone...], "unmapped": [joint name...]}
 //! ```
@@ -94,7 +95,9 @@ fn refuse(path: &Path, reason: &str) -> Error {
 pub struct RigMapping {
     /// The tables (built in, and any added).
     pub library: Library,
-    /// The table to use; `None` picks the best table or the auto-mapper.
+    /// The table to use (`--map`), overriding a file's declaration; `auto`
+    /// ([`super::policy::AUTO`]) overrides it with the best table or the auto-mapper; `None`
+    /// keeps the declaration, else picks the best table or the auto-mapper.
     pub table: Option<String>,
 }
 
@@ -115,37 +118,24 @@ impl RigMapping {
     /// # Errors
     /// The named table does not exist; the rig is not a humanoid.
     pub fn map(&self, asset: &Asset, path: &Path) -> Result<Mapping, Error> {
-        let choice =
-            match &self.table {
-                Some(name) => Choice::Table(self.library.get(name).ok_or_else(|| {
+        let choice = match self.table.as_deref() {
+            Some(name) if name != super::policy::AUTO => {
+                Choice::Table(self.library.get(name).ok_or_else(|| {
                     Error::unsupported(format!("no mapping table named {name:?}"))
-                })?),
-                None => Choice::Detect,
-            };
+                })?)
+            }
+            _ => Choice::Detect,
+        };
         map_rig(asset, &self.library, choice, path)
     }
 
-    /// Gives `asset` a humanoid skeleton from the mapping when it declares none; returns the
-    /// report of what was mapped, or `None` when the asset already had one.
+    /// Gives `asset` its humanoid by the one policy ([`super::policy::map_humanoid`]): `--map`
+    /// overrides, else the file's declaration, else the best table or the auto-mapper.
     ///
     /// # Errors
     /// As [`RigMapping::map`].
-    pub fn attach(&self, asset: &mut Asset, path: &Path) -> Result<Option<MapReport>, Error> {
-        if !asset.humanoids.is_empty() {
-            return Ok(None);
-        }
-        let mapping = self.map(asset, path)?;
-        let report = MapReport::new(asset, &mapping);
-        let root = mapping
-            .bones
-            .get(HumanBone::Hips)
-            .map(|hips| asset.skeleton.ancestors(hips).last().unwrap_or(hips));
-        asset.humanoids.push(crate::asset::HumanoidSkeleton {
-            declared_t_pose: false,
-            root,
-            bones: mapping.bones,
-        });
-        Ok(Some(report))
+    pub fn attach(&self, asset: &mut Asset, path: &Path) -> Result<super::policy::Mapped, Error> {
+        super::policy::map_humanoid(asset, path, Some(self))
     }
 }
 
@@ -154,7 +144,7 @@ impl RigMapping {
 pub struct MapReport {
     /// The table used, or `null` for the auto-mapper.
     pub table: Option<String>,
-    /// `table` or `auto`.
+    /// `declared`, `table` or `auto`.
     pub method: &'static str,
     /// Canonical bone → joint name.
     pub bones: IndexMap<&'static str, String>,
@@ -169,6 +159,18 @@ pub struct MapReport {
 }
 
 impl MapReport {
+    /// The report for the humanoid `asset` declares itself (`method` `declared`, no table,
+    /// confidence 1).
+    pub fn declared(asset: &Asset, humanoid: &crate::asset::HumanoidSkeleton) -> MapReport {
+        let mut mapping = Mapping::new(Method::Auto);
+        for (bone, joint) in humanoid.bones.iter() {
+            mapping.set(bone, joint, 1.0);
+        }
+        let mut report = MapReport::new(asset, &mapping);
+        report.method = "declared";
+        report
+    }
+
     /// The report for a mapping of `asset`.
     pub fn new(asset: &Asset, mapping: &Mapping) -> MapReport {
         let skeleton = &asset.skeleton;
@@ -230,9 +232,10 @@ impl MapReport {
                 Some((bone.parse::<HumanBone>().ok()?, vec![joint.clone()]))
             })
             .collect();
-        let how = match &self.table {
-            Some(t) => format!("the {t} table"),
-            None => "the auto-mapper".to_owned(),
+        let how = match (&self.table, self.method) {
+            (Some(t), _) => format!("the {t} table"),
+            (None, "declared") => "the file's declaration".to_owned(),
+            (None, _) => "the auto-mapper".to_owned(),
         };
         Table::from_parts(
             name,

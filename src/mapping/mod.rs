@@ -3,18 +3,21 @@
 //! Tables are data (`mappings/*.toml`, `docs/mappings.md`): [`Table`] reads and checks one,
 //! [`normalize`] is how rig names meet table names, [`Library`] holds the built-in ones and any
 //! read at run time. [`detect`] applies tables to a rig and picks the best, [`auto`] maps a rig
-//! by its shape, and [`map_rig`] chooses between them.
+//! by its shape, and [`map_rig`] chooses between them; [`policy`] is the one way every command
+//! gets a rig's humanoid (`--map`, else the file's declaration, else a table or the auto-mapper).
 
 pub mod auto;
 pub mod detect;
 pub mod library;
 pub mod map;
 pub mod normalize;
+pub mod policy;
 pub mod table;
 
 pub use detect::{Mapping, Method};
 pub use library::Library;
 pub use map::{map_rig, Choice, MapReport, RigMapping};
+pub use policy::{map_humanoid, How, Mapped};
 pub use table::{Origin, Table};
 
 #[cfg(test)]

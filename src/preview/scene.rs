@@ -15,7 +15,6 @@ use glam::{Mat4, Vec3};
 use crate::asset::{input_format, Asset, Facing};
 use crate::error::{Diagnostics, Error};
 use crate::formats::{gltf, hanim, vrm};
-use crate::mapping::RigMapping;
 use crate::model::clip::{Clip, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::mesh::SkinnedMesh;
@@ -139,22 +138,10 @@ impl Character {
             .map(|(i, (mesh, node))| morph::channel_of(mesh, i, *node))
             .collect();
         if asset.humanoids.is_empty() && options.anim.is_none() {
-            // A rig that declares no humanoid: mapped by the tables for the overlay's colours.
-            if let Ok(mapping) = RigMapping::detect() {
-                if let Ok(Some(report)) = mapping.attach(&mut asset, path) {
-                    let how = report.table.as_deref().map_or_else(
-                        || "the auto-mapper".to_owned(),
-                        |t| format!("the {t} table"),
-                    );
-                    diagnostics.info(
-                        "HUMANOID_MAPPED",
-                        "",
-                        format!(
-                            "{} bones mapped by {how} (for the overlay's colours)",
-                            report.bones.len()
-                        ),
-                    );
-                }
+            // A rig that declares no humanoid: mapped by the one policy for the overlay's
+            // colours (a rig that is not a humanoid is drawn without them).
+            if let Ok(mapped) = crate::mapping::map_humanoid(&mut asset, path, None) {
+                mapped.note("", diagnostics);
             }
         }
         let clip = match &options.anim {
@@ -406,8 +393,8 @@ impl Character {
     }
 }
 
-/// The clip of `anim` retargeted onto `asset` (mapped by the tables when it declares no
-/// humanoid).
+/// The clip of `anim` retargeted onto `asset` (each mapped by the one policy,
+/// [`crate::mapping::map_humanoid`]).
 fn retargeted(
     anim: &Path,
     clip: Option<&str>,
@@ -415,11 +402,11 @@ fn retargeted(
     path: &Path,
     diagnostics: &mut Diagnostics,
 ) -> Result<Clip, Error> {
-    let mapping = RigMapping::detect()?;
     let mut source = crate::asset::read(anim)?.asset;
-    mapping.attach(&mut source, anim)?;
+    crate::mapping::map_humanoid(&mut source, anim, None)?
+        .note(&anim.display().to_string(), diagnostics);
     if asset.humanoids.is_empty() {
-        mapping.attach(asset, path)?;
+        crate::mapping::map_humanoid(asset, path, None)?.note("", diagnostics);
     }
     let picked = source.clip_or_error(clip, anim)?;
     crate::retarget::bake(&source, picked, asset, None, diagnostics)

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::util::{glb, humanoid, humanoid_ok, s, temp_dir, write};
+use crate::util::{demo, glb, glb_parts, humanoid, humanoid_ok, s, temp_dir, write};
 
 /// A small rig with names no built-in table knows: hips, spine, chest, neck, head, arms with
 /// hands, legs with feet, in a T-pose facing +Z (left = +X).
@@ -214,6 +214,127 @@ fn a_two_bone_rig_is_not_a_humanoid() {
     );
 }
 
+/// The mannequin (which declares its humanoid) and a copy that declares none.
+fn mannequin_and_plain_copy(
+    dir: &std::path::Path,
+) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let (keep, mannequin, _) = demo();
+    let (mut json, bin) = glb_parts(&mannequin);
+    json["extensionsUsed"] = Value::Array(Vec::new());
+    json.as_object_mut().unwrap().remove("extensions");
+    let plain = write(dir, "plain.glb", &glb(&json, &bin));
+    (keep, mannequin, plain)
+}
+
+/// The `mapped by …` line a command printed (text after the file name).
+#[track_caller]
+fn mapped_line<'a>(output: &'a str, about: &str) -> &'a str {
+    output
+        .lines()
+        .filter(|l| l.contains(about))
+        .find_map(|l| l.find("mapped by ").map(|at| &l[at..]))
+        .unwrap_or_else(|| panic!("no `mapped by` line about {about}: {output}"))
+}
+
+#[test]
+fn map_reports_the_files_declaration_first() {
+    let dir = temp_dir();
+    let (_keep, mannequin, _) = mannequin_and_plain_copy(dir.path());
+    let report: Value =
+        serde_json::from_str(&humanoid_ok(&["map", "--json", s(&mannequin)]).stdout).unwrap();
+    assert_eq!(report["method"], "declared", "{report}");
+    // Every bone the file declares (inspect reads the declaration, an independent path).
+    let inspect: Value =
+        serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&mannequin)]).stdout).unwrap();
+    let declared = inspect["skeletons"][0]["bones"].as_array().unwrap();
+    assert_eq!(report["nodes"].as_object().unwrap().len(), declared.len());
+    for bone in declared {
+        assert_eq!(
+            report["nodes"][bone["bone"].as_str().unwrap()],
+            bone["node"],
+            "{bone}"
+        );
+    }
+    let text = humanoid_ok(&["map", s(&mannequin)]).stdout;
+    assert!(
+        text.lines().next().unwrap().ends_with(&format!(
+            "mapped by the file's declaration ({} of 55 bones)",
+            declared.len()
+        )),
+        "{text}"
+    );
+    // `--map auto` runs the tables and the auto-mapper instead, to compare.
+    let auto: Value = serde_json::from_str(
+        &humanoid_ok(&["map", "--json", "--map", "auto", s(&mannequin)]).stdout,
+    )
+    .unwrap();
+    assert_ne!(auto["method"], "declared", "{auto}");
+}
+
+#[test]
+fn map_exits_1_when_no_required_bone_is_mapped() {
+    let dir = temp_dir();
+    let rig = write(dir.path(), "odd.glb", &glb(&odd_rig(), &[]));
+    // The Mixamo table knows none of the rig's names.
+    let run = humanoid(&["map", "--map", "mixamo", s(&rig)]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("no required bone is mapped") && run.stderr.contains("--map"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn every_command_maps_an_undeclared_rig_by_one_policy() {
+    let dir = temp_dir();
+    let (_keep, mannequin, plain) = mannequin_and_plain_copy(dir.path());
+    // pose: a rig without a declaration is mapped (it used to refuse without --map), and the
+    // bones are where the declared mannequin has them.
+    let declared: Value =
+        serde_json::from_str(&humanoid_ok(&["pose", "--rest", "--json", s(&mannequin)]).stdout)
+            .unwrap();
+    let mapped: Value =
+        serde_json::from_str(&humanoid_ok(&["pose", "--rest", "--json", s(&plain)]).stdout)
+            .unwrap();
+    assert_eq!(mapped["rest"], declared["rest"]);
+    let pose_line = mapped["mapped"][0].as_str().unwrap().to_owned();
+    assert!(
+        declared["mapped"][0]
+            .as_str()
+            .unwrap()
+            .contains("mapped by the file's declaration"),
+        "{declared}"
+    );
+    assert!(pose_line.contains("mapped by table "), "{pose_line}");
+    let pose_line = mapped_line(&pose_line, "plain.glb").to_owned();
+    // pose --anim with an undeclared animation rig, without --map.
+    let run = humanoid_ok(&["pose", "--anim", s(&plain), "--uniform", "2", s(&mannequin)]);
+    assert_eq!(mapped_line(&run.stdout, "plain.glb"), pose_line);
+    // retarget onto the undeclared rig: the same line.
+    let out = dir.path().join("retargeted.glb");
+    let run = humanoid_ok(&[
+        "retarget",
+        s(&mannequin),
+        "--onto",
+        s(&plain),
+        "-o",
+        s(&out),
+    ]);
+    assert_eq!(mapped_line(&run.stdout, "(model)"), pose_line);
+    assert!(mapped_line(&run.stdout, "(animation)").starts_with("mapped by the file's declaration"));
+    // convert to VRM declares it: the same line.
+    let out = dir.path().join("plain.vrm");
+    let run = humanoid_ok(&["convert", s(&plain), s(&out)]);
+    assert_eq!(
+        mapped_line(&run.stdout, "EXT_skeleton_humanoid added"),
+        pose_line
+    );
+    // --map overrides a declaration.
+    let run = humanoid_ok(&["pose", "--rest", "--map", "auto", s(&mannequin)]);
+    assert_eq!(mapped_line(&run.stdout, "mannequin.glb"), pose_line);
+}
+
 #[cfg(feature = "corpus")]
 mod corpus {
     use serde_json::Value;
@@ -222,7 +343,9 @@ mod corpus {
 
     fn map(file: &str) -> Value {
         let path = shared().join("corpus").join(file);
-        serde_json::from_str(&humanoid_ok(&["map", "--json", s(&path)]).stdout).unwrap()
+        // `--map auto`: the tables and the auto-mapper, not a declaration the file may have.
+        serde_json::from_str(&humanoid_ok(&["map", "--json", "--map", "auto", s(&path)]).stdout)
+            .unwrap()
     }
 
     /// Asserts the mapping is exactly `expected` (bone → joint name): every bone right, none

@@ -195,7 +195,18 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
 /// # Errors
 /// The file cannot be read or is structurally invalid (that is also "invalid").
 pub fn validate(path: &Path) -> Result<Diagnostics, Error> {
+    if is_godot_resource(path) {
+        return crate::formats::godot::validate::validate_file(path);
+    }
     Ok(read(path)?.diagnostics)
+}
+
+/// Whether `path` is a Godot resource (`.tres`, a scene's `.import`), which holds a mapping
+/// rather than a model.
+pub fn is_godot_resource(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("tres") || e.eq_ignore_ascii_case("import"))
 }
 
 fn profile(format: Format) -> Profile {

@@ -15,7 +15,7 @@ pub fn run(
     json: bool,
     mapping: Option<&humanoid::mapping::RigMapping>,
 ) -> Result<ExitCode, CliError> {
-    if is_godot_resource(file) {
+    if humanoid::inspect::is_godot_resource(file) {
         let report = humanoid::formats::godot::inspect_file(file)?;
         if json {
             write_json(out, &report)?;
@@ -31,12 +31,6 @@ pub fn run(
         inspection.write_text(out)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn is_godot_resource(file: &Path) -> bool {
-    file.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("tres") || e.eq_ignore_ascii_case("import"))
 }
 
 fn write_resource(out: &mut impl Write, report: &ResourceReport) -> std::io::Result<()> {

@@ -143,3 +143,27 @@ fn bone_maps_of_the_corpus_humanoids_map_them_back() {
         assert_eq!(bones(&mapped), expected, "{file}");
     }
 }
+
+/// `validate` reads what `inspect` reads: a BoneMap `.tres` written by `convert` is valid, one
+/// naming a bone its profile lacks is not (exit 1, the line named).
+#[test]
+fn validate_reads_a_bone_map_tres() {
+    let (_guard, mannequin, _) = crate::util::demo();
+    let dir = crate::util::temp_dir();
+    let tres = dir.path().join("map.tres");
+    crate::util::humanoid_ok(&[
+        "convert",
+        crate::util::s(&mannequin),
+        crate::util::s(&tres),
+        "--to",
+        "godot-bonemap",
+    ]);
+    crate::util::humanoid_ok(&["inspect", crate::util::s(&tres)]);
+    let run = crate::util::humanoid_ok(&["validate", crate::util::s(&tres)]);
+    assert!(run.stdout.contains("valid"), "{}", run.stdout);
+    let text = std::fs::read_to_string(&tres).unwrap();
+    std::fs::write(&tres, format!("{text}bone_map/Tail = &\"tail\"\n")).unwrap();
+    let run = crate::util::humanoid(&["validate", crate::util::s(&tres)]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("Tail"), "{}", run.stderr);
+}

@@ -16,6 +16,7 @@
 //! | [`bone_map`] | BoneMaps as files hold them, and the BoneMap writer |
 //! | [`mapping`] | a file → a [`crate::mapping::Table`] (canonical bone → skeleton bone) |
 //! | [`inspect`](mod@inspect) | the report for `humanoid inspect` |
+//! | [`validate`](mod@validate) | the checks of `humanoid validate` |
 //!
 //! **Design decision: a general tree first.** Godot's text format is one grammar for every
 //! resource, so the reader parses any file into a [`Document`] and the BoneMap and profile
@@ -50,6 +51,7 @@ pub mod mapping;
 pub mod parse;
 pub mod profile;
 pub mod project;
+pub mod validate;
 pub mod value;
 pub mod write;
 

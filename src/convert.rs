@@ -589,7 +589,7 @@ fn declare_mapped_humanoid(
             "EXT_REST_NOT_TPOSE",
             "/nodes",
             format!(
-                "the rest pose is not a T-pose (the arms are {degrees:.0}° below horizontal); EXT_skeleton_humanoid and VRM declare a T-pose rest, so retargeted motion will be off until the rest-pose normaliser bakes one"
+                "the rest pose is not a T-pose (the arms are {degrees:.0}° below horizontal); EXT_skeleton_humanoid and VRM declare a T-pose rest, so retargeted motion will be off until the rest is rebased on the T-pose: convert with --normalize"
             ),
         );
     }

@@ -28,6 +28,7 @@ pub mod inspect;
 pub mod mannequin;
 pub mod mapping;
 pub mod model;
+pub mod num;
 pub mod output;
 pub mod pose;
 #[cfg(feature = "preview")]

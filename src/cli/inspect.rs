@@ -24,10 +24,16 @@ pub fn run(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let inspection = humanoid::inspect::inspect_with(file, mapping)?;
+    let mut inspection = humanoid::inspect::inspect_with(file, mapping)?;
     if json {
         write_json(out, &inspection)?;
     } else {
+        // --quiet: the report without its warnings and notes.
+        let mut shown = humanoid::Diagnostics::new();
+        for d in inspection.diagnostics.iter().filter(|d| super::shown(d)) {
+            shown.push(d.code, d.severity, d.location.clone(), d.message.clone());
+        }
+        inspection.diagnostics = shown;
         inspection.write_text(out)?;
     }
     Ok(ExitCode::SUCCESS)

@@ -26,6 +26,18 @@ use clap::{Args as ClapArgs, Parser, Subcommand};
 pub struct Args {
     #[command(subcommand)]
     command: Command,
+    /// Print no warnings or notes, only errors and results (any subcommand).
+    #[arg(long, global = true)]
+    quiet: bool,
+}
+
+/// `--quiet`: set once, before the subcommand runs.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a diagnostic is printed: errors always, warnings and notes unless `--quiet`.
+fn shown(diagnostic: &humanoid::Diagnostic) -> bool {
+    diagnostic.severity == humanoid::Severity::Error
+        || !QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 #[derive(Debug, Subcommand)]
@@ -355,7 +367,7 @@ impl MapArgs {
             Some(map) if map.ends_with(".toml") => Some(library.add_file(map.as_ref())?),
             Some(map) if map.ends_with(".tres") || map.ends_with(".import") => {
                 let godot = humanoid::formats::godot::read_mapping(map.as_ref(), &library)?;
-                for diagnostic in godot.diagnostics.iter() {
+                for diagnostic in godot.diagnostics.iter().filter(|d| shown(d)) {
                     eprintln!("{map}: {diagnostic}");
                 }
                 Some(library.add_table(godot.table))
@@ -404,6 +416,7 @@ enum MappingsCommand {
 
 /// Runs one subcommand.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
     let mut out = io::stdout().lock();
     match args.command {
         Command::Inspect { file, json, maps } => {
@@ -630,7 +643,7 @@ fn print_diagnostics(
     out: &mut impl Write,
     diagnostics: &humanoid::Diagnostics,
 ) -> Result<(), CliError> {
-    for diagnostic in diagnostics {
+    for diagnostic in diagnostics.iter().filter(|d| shown(d)) {
         writeln!(out, "{diagnostic}")?;
     }
     Ok(())

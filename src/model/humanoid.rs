@@ -109,7 +109,7 @@ impl BoneMap {
 
 /// Required humanoid bones that are not mapped, all of them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{} required humanoid bone{} missing for {profile:?}: {}; map them to joints (a mapping table or `humanoid map`) to fix this", bones.len(), if bones.len() == 1 { " is" } else { "s are" }, BoneList(bones))]
+#[error("{} required humanoid bone{} missing for {profile:?}: {}; map them to joints with --map TABLE (`humanoid map -o TABLE.toml` writes an editable one) to fix this", bones.len(), if bones.len() == 1 { " is" } else { "s are" }, BoneList(bones))]
 pub struct MissingBones {
     /// The profile whose requirements are not met.
     pub profile: Profile,

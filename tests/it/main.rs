@@ -3,6 +3,7 @@
 //! validator.
 
 mod cli;
+mod cli_messages;
 #[cfg(feature = "corpus")]
 mod corpus;
 mod godot;

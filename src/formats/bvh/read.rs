@@ -26,6 +26,7 @@ use crate::error::{Diagnostics, Error, Location};
 use crate::formats::Format;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
+use crate::num::Num;
 use crate::pose::sample::Interpolation;
 use crate::pose::trs::Trs;
 
@@ -102,7 +103,11 @@ fn joint_names(joints: &[ParsedJoint]) -> Vec<String> {
 /// The length of one file unit in metres, given or detected, reported as a diagnostic.
 fn unit(doc: &Document, given: Option<f64>, diagnostics: &mut Diagnostics) -> f64 {
     if let Some(scale) = given {
-        diagnostics.info("BVH_UNITS", "", format!("1 file unit = {scale} m (given)"));
+        diagnostics.info(
+            "BVH_UNITS",
+            "",
+            format!("1 file unit = {} m (given)", Num(scale)),
+        );
         return scale;
     }
     let height = units::hips_height(&first_hierarchy_rest(&doc.joints));
@@ -114,7 +119,11 @@ fn unit(doc: &Document, given: Option<f64>, diagnostics: &mut Diagnostics) -> f6
             diagnostics.info(
                 "BVH_UNITS",
                 "",
-                format!("rest hips height {height} file units: read as {name} (1 unit = {metres_per_unit} m)"),
+                format!(
+                    "rest hips height {} file units: read as {name} (1 unit = {} m)",
+                    Num(height),
+                    Num(metres_per_unit)
+                ),
             );
             metres_per_unit
         }
@@ -126,8 +135,10 @@ fn unit(doc: &Document, given: Option<f64>, diagnostics: &mut Diagnostics) -> f6
                 "BVH_UNITS",
                 "",
                 format!(
-                    "rest hips height {height} file units: guessed {name} (1 unit = {metres_per_unit} m); \
-                     pass a scale if that is wrong"
+                    "rest hips height {} file units: guessed {name} (1 unit = {} m); \
+                     if that is wrong, give the metres per unit with --bvh-scale METRES",
+                    Num(height),
+                    Num(metres_per_unit)
                 ),
             );
             metres_per_unit
@@ -137,8 +148,9 @@ fn unit(doc: &Document, given: Option<f64>, diagnostics: &mut Diagnostics) -> f6
                 "BVH_UNITS_UNKNOWN",
                 "",
                 format!(
-                    "rest hips height {height} file units fits no unit (50–250 cm, 0.5–2.5 m, 20–50 in): \
-                     read as metres; pass a scale to set the unit"
+                    "rest hips height {} file units fits no unit (50–250 cm, 0.5–2.5 m, 20–50 in): \
+                     read as metres; give the metres per unit with --bvh-scale METRES",
+                    Num(height)
                 ),
             );
             metres_per_unit

@@ -12,7 +12,7 @@
 //! | 0.5 ≤ h ≤ 2.5 | metres | info |
 //! | 20 ≤ h < 50 | inches (20–100 in; 50 and above already read as cm) | info, saying it is a guess |
 //! | 10 ≤ h < 20 | CMU units of 1/0.45 inch (the CMU database's conversions: hips ≈ 15.4) | info, saying it is a guess |
-//! | anything else | metres | warning: pass a scale |
+//! | anything else | metres | warning: give `--bvh-scale` |
 //!
 //! ```
 //! use humanoid::formats::bvh::units::{detect, Guess};

@@ -297,7 +297,8 @@ fn rotation(view: &View<'_>, name: &str, diagnostics: &mut Diagnostics) -> Resul
             "VT_ROTATION_NOT_UNIT",
             view.pointer(),
             format!(
-                "virtual transform {name:?}: rotation [{x}, {y}, {z}, {w}] has length {length}, not 1; normalised"
+                "virtual transform {name:?}: rotation [{x}, {y}, {z}, {w}] has length {}, not 1; normalised",
+                crate::num::Num::from(length)
             ),
         );
     }

@@ -357,7 +357,7 @@ fn add_vrmc_vrm(
     else {
         return Err(Error::unsupported(format!(
             "{}: cannot write VRM 1.0: the file has no humanoid bone map (EXT_skeleton_humanoid); \
-             map its bones first (a mapping table or `humanoid map`)",
+             map its bones first with --map auto or --map TABLE (`humanoid map` shows the mapping)",
             path.display()
         )));
     };

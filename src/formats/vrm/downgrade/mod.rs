@@ -10,7 +10,7 @@
 //! 1. **Refusals** (`rest.rs`): VRM 0.x bones have no rest rotation and no scale ("Model faces
 //!    −Z; T-pose; no local rotation, no scale on bones"). A humanoid bone, or an ancestor of
 //!    one, whose rest rotation is not the identity or whose scale is not 1 is refused with the
-//!    bones named; `--normalize` (the rest-pose normaliser) is what bakes them. A missing 0.x
+//!    bones named (no option bakes them away yet; the model stays VRM 1.0). A missing 0.x
 //!    required bone (chest and neck are required in 0.x, not in 1.0) is refused too.
 //! 2. **The scene turns 180° about +Y** (`turn.rs`), with the migration's own code: the half
 //!    turn is its own inverse, so every node's local transform is conjugated by `R_y(180°)` and

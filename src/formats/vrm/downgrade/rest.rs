@@ -8,8 +8,9 @@
 //! the angle) and each scale component's distance from 1.
 //!
 //! Baking a rest rotation away means rewriting the inverse bind matrices and every animation
-//! key: the rest-pose normaliser's job (`--normalize`), so it is refused here, naming the
-//! first few nodes with their rotation as an angle about an axis.
+//! key, which nothing here does (`--normalize` rebases the pose on the T-pose but keeps the
+//! bones' rest rotations), so it is refused, naming the first few nodes with their rotation as
+//! an angle about an axis.
 
 use glam::{DMat4, DQuat, DVec3};
 
@@ -59,7 +60,7 @@ pub(super) fn refuse_rest_transforms(
         shown.push(format!("and {} more", offenders.len() - SHOWN));
     }
     Err(Error::unsupported(format!(
-        "{}: VRM 0.x bones have no rest rotation and no scale, but {bone_count} humanoid bone(s){} have one: {}; `--normalize` (the rest-pose normaliser, a later issue) will bake them into an identity rest before writing VRM 0.x",
+        "{}: VRM 0.x bones have no rest rotation and no scale, but {bone_count} humanoid bone(s){} have one: {}; VRM 0.x cannot hold such a rest (`--normalize` rebases the pose on the T-pose but keeps the bones' rest rotations): keep the model as VRM 1.0",
         document.path().display(),
         if other_count == 0 {
             String::new()

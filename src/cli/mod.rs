@@ -252,6 +252,9 @@ enum Command {
         /// Draw the skeleton on the CPU (no GPU needed; no meshes).
         #[arg(long)]
         skeleton_only: bool,
+        /// Leave the skeleton and socket overlay out (the meshes alone, a face uncovered).
+        #[arg(long, conflicts_with = "skeleton_only")]
+        no_skeleton: bool,
         /// Replace an existing output file.
         #[arg(long)]
         force: bool,
@@ -574,6 +577,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             compare,
             backend,
             skeleton_only,
+            no_skeleton,
             force,
             verbose,
         } => {
@@ -597,6 +601,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     .parse()
                     .map_err(|e| usage(format!("--backend: {e}")))?,
                 skeleton_only,
+                no_skeleton,
                 force,
             };
             preview::run(&mut out, &file, &output, &options, verbose)

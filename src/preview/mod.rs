@@ -23,6 +23,7 @@ pub mod camera;
 pub mod cpu;
 pub mod gpu;
 pub mod image;
+mod materials;
 pub mod morph;
 pub mod overlay;
 pub mod scene;
@@ -76,6 +77,8 @@ pub struct PreviewOptions {
     pub backend: Backend,
     /// Draw the skeleton on the CPU, without a GPU (no meshes).
     pub skeleton_only: bool,
+    /// Leave out the skeleton and socket overlay (the meshes alone).
+    pub no_skeleton: bool,
     /// Replace an existing output file.
     pub force: bool,
 }
@@ -94,6 +97,7 @@ impl Default for PreviewOptions {
             compare: None,
             backend: Backend::Auto,
             skeleton_only: false,
+            no_skeleton: false,
             force: false,
         }
     }
@@ -353,7 +357,11 @@ pub fn preview(
     for &t in &times {
         let mut picture: Option<Image> = None;
         for (panel, uploaded) in panels.iter().zip(&uploads) {
-            let image = painter.paint(panel, uploaded, t, Layers::default())?;
+            let layers = Layers {
+                overlay: !options.no_skeleton,
+                ..Layers::default()
+            };
+            let image = painter.paint(panel, uploaded, t, layers)?;
             picture = Some(match picture {
                 None => image,
                 Some(left) => image::side_by_side(&left, &image, gpu::BACKGROUND),

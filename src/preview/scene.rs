@@ -107,11 +107,13 @@ impl Character {
             let outcome = vrm::asset_from_document(&document)?;
             diagnostics.extend(outcome.diagnostics);
             let asset = outcome.asset;
+            let mut found = Diagnostics::new();
             let (meshes, nodes): (Vec<SkinnedMesh>, Vec<Option<JointId>>) =
-                gltf::bind_meshes::bind_meshes_with_nodes(&document, &asset, diagnostics)?
+                gltf::bind_meshes::bind_meshes_with_nodes(&document, &asset, &mut found)?
                     .into_iter()
                     .map(|(mesh, node)| (mesh, Some(node)))
                     .unzip();
+            super::materials::report_not_drawn(&document, found, diagnostics);
             let sockets = match crate::sockets::sockets_of(&document, &asset, diagnostics) {
                 Ok(sockets) => sockets,
                 Err(e) => {

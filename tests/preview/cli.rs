@@ -200,3 +200,99 @@ fn an_existing_output_is_replaced_only_with_force() {
     );
     assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
 }
+
+/// The pixels of a PNG, RGBA.
+fn png_pixels(path: &std::path::Path) -> Vec<[u8; 4]> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    let channels = info.color_type.samples();
+    buffer[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| match p {
+            [r, g, b, a] => [*r, *g, *b, *a],
+            [r, g, b] => [*r, *g, *b, 255],
+            _ => [0, 0, 0, 0],
+        })
+        .collect()
+}
+
+/// `--no-skeleton` leaves the overlay out: the joint dots (pure white,
+/// `overlay::JOINT_COLOR`) are drawn without it and not with it, and the rest of the picture
+/// (meshes, ground) is there either way.
+#[test]
+fn no_skeleton_leaves_the_overlay_out() {
+    if super::gpu().is_none() {
+        return;
+    }
+    let dir = temp();
+    let model = mannequin(dir.path());
+    let render = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let run = humanoid()
+            .args([
+                "preview",
+                model.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .args(["--size", "128x128"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        png_pixels(&out)
+    };
+    let white = |pixels: &[[u8; 4]]| pixels.iter().filter(|p| p[..3] == [255, 255, 255]).count();
+    let with = render("with.png", &[]);
+    let without = render("without.png", &["--no-skeleton"]);
+    assert!(white(&with) > 0, "no joint dot drawn with the overlay");
+    assert_eq!(white(&without), 0, "joint dots drawn with --no-skeleton");
+    let background = with[0];
+    let drawn = without.iter().filter(|p| **p != background).count();
+    assert!(
+        drawn > 128 * 128 / 20,
+        "{drawn} pixels drawn without the overlay"
+    );
+}
+
+/// A material channel the preview does not draw is said as that, not as loss: Godette's
+/// MToon materials and metallic-roughness texture.
+#[cfg(feature = "corpus")]
+#[test]
+fn what_the_preview_does_not_draw_is_said_as_such() {
+    let godette = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/vrm/Godette_vrm_v4.vrm");
+    let dir = temp();
+    let out = dir.path().join("g.png");
+    let run = humanoid()
+        .args([
+            "preview",
+            godette.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(["--skeleton-only", "--size", "64x64"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("PREVIEW_NOT_DRAWN"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.contains("the preview does not draw MToon shading")
+            && line.contains("metallicRoughnessTexture")
+            && line.contains("base colour"),
+        "{line}"
+    );
+    assert!(!stdout.contains("not carried"), "{stdout}");
+}

@@ -375,6 +375,11 @@ pub(super) struct Dropped {
     pub(super) unused_vertices: usize,
 }
 
+/// The start of `MESH_MATERIAL_SIMPLIFIED`'s message, before the list of material parts not
+/// carried (the preview words it as what it does not draw).
+pub(crate) const MATERIAL_NOT_CARRIED: &str =
+    "materials keep their base colour and its texture; not carried: ";
+
 impl Dropped {
     pub(super) fn report(self, diagnostics: &mut Diagnostics) {
         if self.primitives > 0 {
@@ -434,10 +439,7 @@ impl Dropped {
             diagnostics.warn(
                 "MESH_MATERIAL_SIMPLIFIED",
                 "",
-                format!(
-                    "materials keep their base colour and its texture; not carried: {}",
-                    list.join(", ")
-                ),
+                format!("{MATERIAL_NOT_CARRIED}{}", list.join(", ")),
             );
         }
     }

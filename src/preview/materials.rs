@@ -1,0 +1,65 @@
+//! What the preview does not draw of a file's materials, said as that: the preview draws each
+//! mesh with its base colour and its texture, so a normal map, an emissive colour or MToon
+//! shading is not drawn, which is the preview's limit and not damage to the file (the mesh
+//! reader's `MESH_MATERIAL_SIMPLIFIED`, worded for a conversion, becomes `PREVIEW_NOT_DRAWN`).
+
+use serde_json::Value;
+
+use crate::error::Diagnostics;
+use crate::formats::gltf::{meshes::MATERIAL_NOT_CARRIED, Document};
+
+/// Moves the mesh reader's `found` diagnostics into `diagnostics`, its material message
+/// worded as what the preview does not draw (with MToon shading where the file uses it).
+pub(super) fn report_not_drawn(
+    document: &Document,
+    found: Diagnostics,
+    diagnostics: &mut Diagnostics,
+) {
+    let mut parts: Vec<String> = Vec::new();
+    if uses_mtoon(document) {
+        parts.push("MToon shading (outlines, shade colours, rim light)".to_owned());
+    }
+    for d in found.iter() {
+        match d.message.strip_prefix(MATERIAL_NOT_CARRIED) {
+            Some(list) if d.code == "MESH_MATERIAL_SIMPLIFIED" => {
+                parts.extend(list.split(", ").map(str::to_owned));
+            }
+            _ => diagnostics.push(d.code, d.severity, d.location.clone(), d.message.clone()),
+        }
+    }
+    if !parts.is_empty() {
+        diagnostics.info(
+            "PREVIEW_NOT_DRAWN",
+            "/materials",
+            format!(
+                "the preview does not draw {}: each mesh is drawn with its base colour and its texture (the file keeps them)",
+                parts.join(", ")
+            ),
+        );
+    }
+}
+
+/// Whether a material is MToon: VRM 1.0's `VRMC_materials_mtoon`, or a VRM 0.x
+/// `materialProperties` entry with an MToon shader.
+fn uses_mtoon(document: &Document) -> bool {
+    let root = &document.root;
+    if root
+        .extensions_used
+        .iter()
+        .any(|e| e == "VRMC_materials_mtoon")
+    {
+        return true;
+    }
+    root.extensions
+        .as_ref()
+        .and_then(|e| e.get("VRM"))
+        .and_then(|v| v.get("materialProperties"))
+        .and_then(Value::as_array)
+        .is_some_and(|list| {
+            list.iter().any(|m| {
+                m.get("shader")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s.contains("MToon"))
+            })
+        })
+}

@@ -94,24 +94,14 @@ impl Asset {
         }
     }
 
-    /// As [`Asset::clip`], or an error naming `file` and the clips it has.
+    /// The clip `name`, or without a name the one [`crate::clip_choice::choose`] takes (the
+    /// first that moves, when there are several), or an error naming `file` and the clips it
+    /// has.
     ///
     /// # Errors
     /// No clip has that name, or the asset has no clip.
     pub fn clip_or_error(&self, name: Option<&str>, file: &Path) -> Result<&Clip, Error> {
-        self.clip(name).ok_or_else(|| {
-            let names: Vec<&str> = self.clips.iter().map(|c| c.name.as_str()).collect();
-            Error::unsupported(format!(
-                "{}: no clip {}(clips: {})",
-                file.display(),
-                name.map_or_else(String::new, |n| format!("named {n:?} ")),
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                }
-            ))
-        })
+        crate::clip_choice::choose(self, name, file).map(|chosen| chosen.clip)
     }
 
     /// The file's own index of `joint` (glTF: node index).

@@ -197,22 +197,10 @@ fn transform(p: Vec3, q: Quat) -> BoneTransform {
     }
 }
 
-/// The clip to use: by name, or the first.
+/// The clip to use: by name, or the one [`crate::clip_choice::choose`] takes (the first that
+/// moves); the output names it.
 fn pick_clip<'a>(asset: &'a Asset, name: Option<&str>, file: &Path) -> Result<&'a Clip, Error> {
-    match name {
-        Some(name) => asset.clips.iter().find(|c| c.name == name).ok_or_else(|| {
-            let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
-            Error::unsupported(format!(
-                "{}: no clip named {name:?} (clips: {})",
-                file.display(),
-                names.join(", ")
-            ))
-        }),
-        None => asset
-            .clips
-            .first()
-            .ok_or_else(|| Error::unsupported(format!("{}: the file has no clip", file.display()))),
-    }
+    crate::clip_choice::choose(asset, name, file).map(|chosen| chosen.clip)
 }
 
 /// The times to sample, clamped to `[0, duration]` (asked, clamped).

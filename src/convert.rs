@@ -34,7 +34,9 @@ pub struct ConvertOptions {
     /// with `EXT_skeleton_humanoid`. A VRM output from such a rig is mapped even without it
     /// (by the built-in tables and the auto-mapper).
     pub mapping: Option<RigMapping>,
-    /// The clip to write where the output holds one (BVH; default: the first).
+    /// The clip to write where the output holds one (`.vrma`, `.bvh`; default: the one
+    /// [`crate::clip_choice::choose`] takes, reported), or the one clip an H-Anim output keeps
+    /// (default: all). Refused for outputs that keep every clip (glTF family) or hold none.
     pub clip: Option<String>,
     /// BVH: metres per file unit when reading (`None`: detected).
     pub bvh_read_scale: Option<f64>,
@@ -82,6 +84,7 @@ pub fn convert(
 ) -> Result<ConvertReport, Error> {
     check_output_path(input, output, options.force)?;
     let source = input_format(input)?;
+    check_clip_option(output, options)?;
     let model_source = source == Format::Bvh || source.is_hanim();
     if model_source {
         let target = match options.to {
@@ -160,6 +163,12 @@ fn convert_document(
             &mut mapped,
         )?;
     }
+    if target == Format::Vrma {
+        let several = document.root.animations.len() > 1;
+        if vrm_version != Some(Format::Vrma) || several || options.clip.is_some() {
+            return vrma_from_document(&document, input, output, options, mapped);
+        }
+    }
     let declares = vrm_version.is_some()
         || document
             .root
@@ -181,12 +190,6 @@ fn convert_document(
             }
         };
         declare_mapped_humanoid(&mut document, rig, &mut mapped)?;
-    }
-    if target == Format::Vrma && vrm_version != Some(Format::Vrma) {
-        let mut report = write_vrma(&document, output)?;
-        mapped.extend(report.diagnostics);
-        report.diagnostics = mapped;
-        return Ok(report);
     }
     let from_vrm_file = matches!(source, Format::Vrm1 | Format::Vrm0 | Format::Vrma);
     let (document, prepared) =
@@ -257,12 +260,19 @@ fn convert_through_model(
         None => Format::for_output(output, None)?,
     };
     let Model {
-        asset,
+        mut asset,
         sockets,
         meshes,
         mut diagnostics,
         bvh_layout,
     } = read_model(input, target, options)?;
+    if target.is_hanim() && options.clip.is_some() {
+        // `--clip` keeps that one clip.
+        let chosen = crate::clip_choice::choose(&asset, options.clip.as_deref(), input)?;
+        let index = chosen.index;
+        let kept = asset.clips.swap_remove(index);
+        asset.clips = vec![kept];
+    }
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
     let carries_sockets = target.is_hanim() || target == Format::Glb;
     if !carries_sockets {
@@ -273,26 +283,9 @@ fn convert_through_model(
         Format::Bvh => {
             let rig = asset.rig_only();
             report_rig_only(&asset, &rig, &mut diagnostics);
-            let clip = rig.clip(options.clip.as_deref()).ok_or_else(|| {
-                Error::unsupported(format!(
-                    "{}: no clip to write as BVH{}",
-                    input.display(),
-                    options
-                        .clip
-                        .as_deref()
-                        .map_or_else(String::new, |n| format!(" (asked for {n:?})"))
-                ))
-            })?;
-            if asset.clips.len() > 1 && options.clip.is_none() {
-                diagnostics.info(
-                    "BVH_FIRST_CLIP",
-                    "",
-                    format!(
-                        "a BVH holds one clip: {:?} was written (choose with --clip)",
-                        clip.name
-                    ),
-                );
-            }
+            let chosen = one_clip(&rig, options.clip.as_deref(), input, "a BVH")?;
+            chosen.report(&mut diagnostics);
+            let clip = chosen.clip;
             let mut write_options = bvh_write_options(bvh_layout.as_ref(), options.bvh_order);
             if let Some(scale) = options.bvh_write_scale {
                 write_options.scale = scale;
@@ -334,8 +327,13 @@ fn convert_through_model(
             written.bytes
         }
         Format::Vrma => {
-            let built = vrm::vrma::build(&asset, generator, &mut diagnostics)?;
-            gltf::build::write_glb(&built, output)?.bytes
+            let chosen = one_clip(&asset, options.clip.as_deref(), input, "a .vrma")?;
+            let mut notes = Diagnostics::new();
+            chosen.report(&mut notes);
+            diagnostics.extend(notes);
+            let written = write_vrma(&asset, chosen.clip, input, output, Diagnostics::new())?;
+            diagnostics.extend(written.diagnostics);
+            written.bytes_written
         }
         Format::X3d | Format::X3dv | Format::Wrl => {
             let hanim_options = crate::formats::hanim::WriteOptions {
@@ -615,13 +613,49 @@ fn arm_droop(asset: &crate::Asset, bones: &crate::model::BoneMap) -> Option<f32>
     (worst > 15.0).then_some(worst)
 }
 
-/// VRMA from the canonical model: the humanoid and its clips.
-fn write_vrma(document: &gltf::Document, output: &Path) -> Result<ConvertReport, Error> {
+/// A VRMA from a glTF-family document: its humanoid (by the one mapping policy,
+/// [`crate::mapping::map_humanoid`]), one clip ([`one_clip`]), as a VRMA that plays
+/// ([`crate::vrma_out::vrma_asset`]: rebased on the T-pose facing +Z where the rest is not).
+fn vrma_from_document(
+    document: &gltf::Document,
+    input: &Path,
+    output: &Path,
+    options: &ConvertOptions,
+    mut diagnostics: Diagnostics,
+) -> Result<ConvertReport, Error> {
     let read = vrm::asset_from_document(document)?;
-    let mut diagnostics = read.diagnostics;
+    let mut asset = read.asset;
+    diagnostics.extend(read.diagnostics);
+    crate::mapping::map_humanoid(&mut asset, input, options.mapping.as_ref())
+        .map_err(|e| {
+            Error::unsupported(format!(
+                "{}: a .vrma holds a humanoid clip, and this rig maps to no humanoid ({e}); map it with --map TABLE or --map FILE.toml",
+                input.display()
+            ))
+        })?
+        .note("", &mut diagnostics);
+    let chosen = one_clip(&asset, options.clip.as_deref(), input, "a .vrma")?;
+    chosen.report(&mut diagnostics);
+    write_vrma(&asset, chosen.clip, input, output, diagnostics)
+}
+
+/// Writes `clip` of `asset` as a VRMA that plays (see [`crate::vrma_out`]).
+fn write_vrma(
+    asset: &crate::Asset,
+    clip: &crate::model::clip::Clip,
+    input: &Path,
+    output: &Path,
+    mut diagnostics: Diagnostics,
+) -> Result<ConvertReport, Error> {
+    let in_file = |e: Error| match e {
+        Error::Unsupported { message } => {
+            Error::unsupported(format!("{}: {message}", input.display()))
+        }
+        other => other,
+    };
+    let vrma = crate::vrma_out::vrma_asset(asset, clip, &mut diagnostics).map_err(in_file)?;
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
-    let built = vrm::vrma::build(&read.asset, generator, &mut diagnostics)
-        .map_err(|e| Error::unsupported(format!("{}: {e}", document.path().display())))?;
+    let built = vrm::vrma::build(&vrma, generator, &mut diagnostics).map_err(in_file)?;
     let written = gltf::build::write_glb(&built, output)?;
     diagnostics.extend(written.diagnostics);
     Ok(ConvertReport {
@@ -630,6 +664,48 @@ fn write_vrma(document: &gltf::Document, output: &Path) -> Result<ConvertReport,
         files: written.files,
         diagnostics,
     })
+}
+
+/// The one clip a single-clip output (`what`: "a .vrma", "a BVH") holds: `--clip`, else the one
+/// [`crate::clip_choice::choose`] takes.
+///
+/// # Errors
+/// The input has no clip, or none of that name (the message lists them).
+fn one_clip<'a>(
+    asset: &'a crate::Asset,
+    name: Option<&str>,
+    input: &Path,
+    what: &str,
+) -> Result<crate::clip_choice::ChosenClip<'a>, Error> {
+    if asset.clips.is_empty() {
+        return Err(Error::unsupported(format!(
+            "{}: {what} holds one clip, and this file has none",
+            input.display()
+        )));
+    }
+    crate::clip_choice::choose(asset, name, input)
+}
+
+/// `--clip` picks the clip of a single-clip output (`.vrma`, `.bvh`) or the one clip an H-Anim
+/// output keeps; a glTF-family output keeps every clip as it is and a Godot `.tres` holds none,
+/// so there it is refused rather than ignored.
+fn check_clip_option(output: &Path, options: &ConvertOptions) -> Result<(), Error> {
+    if options.clip.is_none() {
+        return Ok(());
+    }
+    let target = match options.to {
+        Some(format) => format,
+        None => match Format::for_output(output, None) {
+            Ok(format) => format,
+            Err(_) => return Ok(()),
+        },
+    };
+    if matches!(target, Format::Vrma | Format::Bvh) || target.is_hanim() {
+        return Ok(());
+    }
+    Err(Error::unsupported(format!(
+        "--clip: a {target} output keeps every clip of the input as it is (a .tres none); --clip picks the one clip of a .vrma or .bvh output, or the one clip an H-Anim output keeps: leave it out (retarget --clip writes one clip onto a model)"
+    )))
 }
 
 pub(crate) fn check_output_path(input: &Path, output: &Path, force: bool) -> Result<(), Error> {

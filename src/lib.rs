@@ -20,6 +20,7 @@
 
 pub mod asset;
 pub mod bone_pose;
+pub mod clip_choice;
 pub mod convert;
 pub mod demo;
 pub mod error;
@@ -35,6 +36,7 @@ pub mod pose;
 pub mod preview;
 pub mod retarget;
 pub mod sockets;
+pub mod vrma_out;
 
 pub use asset::{read, Asset, ReadOutcome};
 pub use convert::{convert, ConvertOptions};

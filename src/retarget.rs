@@ -2,13 +2,16 @@
 //!
 //! The animation (`ANIM`) is any file with a humanoid and a clip: a glTF/GLB with node
 //! animation (mapped by its declared humanoid, or by the mapping tables), a glTF with
-//! EXT_skeleton_humanoid channels, a `.vrma`. The model's pose at each key time is found by
+//! EXT_skeleton_humanoid channels, a `.vrma`; its clip is the one [`crate::clip_choice`]
+//! takes (`--clip`, else the first that moves). The model's pose at each key time is found by
 //! world deltas from the T-pose ([`crate::pose::retarget`]) and baked into a clip on the
 //! model's own joints (LINEAR keys at the union of the source's key times, or at `fps`).
 //!
 //! The output keeps the model file as it is and adds the clip: as node animation (`.glb`,
 //! `.gltf`, `.vrm`), as EXT_skeleton_humanoid channels (`as_ext`), or the model's humanoid with
-//! the clip as a `.vrma`, or the model's skeleton with the clip as a `.bvh`.
+//! the clip as a `.vrma` (rebased on the T-pose facing +Z where the model does not rest so, a
+//! VRM 0.x model among them: [`crate::vrma_out`]), or the model's skeleton with the clip as a
+//! `.bvh`.
 
 use std::path::Path;
 
@@ -72,7 +75,9 @@ pub fn retarget(
     mapping
         .attach(&mut source, anim)?
         .note(&format!("{} (animation)", anim.display()), &mut diagnostics);
-    let clip = source.clip_or_error(options.clip.as_deref(), anim)?;
+    let chosen = crate::clip_choice::choose(&source, options.clip.as_deref(), anim)?;
+    chosen.report(&mut diagnostics);
+    let clip = chosen.clip;
 
     if !input_format(model)?.is_gltf_family() {
         return Err(Error::unsupported(format!(
@@ -113,10 +118,16 @@ pub fn retarget(
     }
     let written = match target_format {
         Format::Vrma => {
+            // The model's motion, as a VRMA that plays: a model that does not rest in the
+            // T-pose facing +Z (VRM 0.x, a mapped rig) is turned and rebased in memory.
             let mut with_clip = target.clone();
             with_clip.clips = vec![baked];
+            let vrma = match with_clip.clips.first() {
+                Some(clip) => crate::vrma_out::vrma_asset(&with_clip, clip, &mut diagnostics)?,
+                None => with_clip.clone(),
+            };
             let built = vrm::vrma::build(
-                &with_clip,
+                &vrma,
                 concat!("humanoid ", env!("CARGO_PKG_VERSION")),
                 &mut diagnostics,
             )?;

@@ -154,10 +154,12 @@ impl Character {
                 path,
                 diagnostics,
             )?),
-            None => match options.clip.as_deref() {
-                Some(name) => Some(asset.clip_or_error(Some(name), path)?.clone()),
-                None => asset.clip(None).cloned(),
-            },
+            None if asset.clips.is_empty() && options.clip.is_none() => None,
+            None => {
+                let chosen = crate::clip_choice::choose(&asset, options.clip.as_deref(), path)?;
+                chosen.report(diagnostics);
+                Some(chosen.clip.clone())
+            }
         };
         let overlay_joints = overlay_joints(&asset);
         let character = Character {
@@ -410,7 +412,9 @@ fn retargeted(
     if asset.humanoids.is_empty() {
         crate::mapping::map_humanoid(asset, path, None)?.note("", diagnostics);
     }
-    let picked = source.clip_or_error(clip, anim)?;
+    let chosen = crate::clip_choice::choose(&source, clip, anim)?;
+    chosen.report(diagnostics);
+    let picked = chosen.clip;
     crate::retarget::bake(&source, picked, asset, None, diagnostics)
 }
 

@@ -16,3 +16,4 @@ mod sockets;
 mod util;
 mod vrm;
 mod vrm_meta;
+mod vrma_out;

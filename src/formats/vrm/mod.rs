@@ -127,6 +127,7 @@ pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
     );
     if let Some(targets) = &declared.vrma_targets {
         vrma::classify_clips(asset, targets, diagnostics);
+        vrma::check_hips_height(asset, &pointer, diagnostics);
     }
     Ok(outcome)
 }

@@ -9,6 +9,7 @@
 //! | `VRM0_REST_ROTATION` | warning | VRM 0.x: bones have no local rotation at rest |
 //! | `VRM_FACING` | error (1.0, VRMA) / warning (0.x) | VRM 1.0 faces +Z, VRM 0.x −Z: the left limbs lie on +X (1.0) or −X (0.x) |
 //! | `VRMA_EYE_BONE` | warning | VRMA: leftEye/rightEye are not humanoid bones of an animation |
+//! | `VRMA_HIPS_HEIGHT` | error | VRMA: a hips translation track over a rest whose hips stand at or below y = 0 (players divide by that height; [`super::vrma::check_hips_height`]) |
 
 use glam::Vec3;
 

@@ -247,6 +247,35 @@ pub fn hips_offset_track(asset: &Asset, clip: &Clip) -> Option<Track> {
     .ok()
 }
 
+/// `VRMA_HIPS_HEIGHT` (error): a clip moves the hips while the rest hips stand at or below
+/// the ground (`y ≤ 0` in model space). Players scale the hips track by the model's hips height
+/// over this one (three-vrm's `hipsTranslationScale`), so such a file cannot play right. A VRMA
+/// that only turns bones is fine whatever its hips height.
+pub fn check_hips_height(asset: &Asset, pointer: &str, diagnostics: &mut Diagnostics) {
+    let Some(hips) = asset
+        .humanoids
+        .first()
+        .and_then(|h| h.bones.get(HumanBone::Hips))
+    else {
+        return;
+    };
+    let height = asset.skeleton.rest_world(hips).translation.y;
+    let moved = asset.clips.iter().find(|c| {
+        c.track(TrackTarget::Joint(hips), Property::Translation)
+            .is_some()
+    });
+    if let (true, Some(clip)) = (height <= 0.0, moved) {
+        diagnostics.error(
+            "VRMA_HIPS_HEIGHT",
+            pointer,
+            format!(
+                "clip {:?} moves the hips, but the rest hips stand {height} m above the ground: players scale the hips motion by the model's hips height over this one, so the rest must stand on y = 0 with the hips at their height (convert the source again to .vrma)",
+                clip.name
+            ),
+        );
+    }
+}
+
 /// Builds a VRMA document from an asset's humanoid and clips: every joint a node at its rest
 /// (the rest must be the VRM T-pose, which EXT_skeleton_humanoid and VRM 1.0 files declare),
 /// the humanoid bone map in `VRMC_vrm_animation`, each clip an animation (players load the
@@ -270,7 +299,7 @@ pub fn build(
     })?;
     if asset.facing != crate::asset::Facing::PlusZ {
         return Err(Error::unsupported(
-            "writing VRMA from a VRM 0.x model (facing -Z) needs the migration first: convert it with --to vrm1",
+            "writing VRMA needs a rest facing +Z: rebase it first (humanoid::vrma_out::vrma_asset, what convert and retarget do)",
         ));
     }
     humanoid

@@ -515,8 +515,6 @@ mod corpus {
                     "--json",
                     "--anim",
                     s(source),
-                    "--map",
-                    "auto",
                     "--times",
                     &times.join(","),
                     s(&model),

@@ -32,7 +32,10 @@
 //!
 //! let chosen = choose(&asset, None, Path::new("nancy.wrl"))?;
 //! assert_eq!(chosen.clip.name, "Walk");
-//! assert!(chosen.note.as_deref().unwrap().contains("--clip"));
+//! let mut diagnostics = humanoid::Diagnostics::new();
+//! chosen.report(&mut diagnostics);
+//! assert!(diagnostics.contains("CLIP_CHOSEN"));
+//! assert!(diagnostics.iter().any(|d| d.message.contains("--clip")));
 //! assert_eq!(choose(&asset, Some("Stand"), Path::new("nancy.wrl"))?.index, 0);
 //! let unknown = choose(&asset, Some("Run"), Path::new("nancy.wrl")).unwrap_err().to_string();
 //! assert!(unknown.contains("Stand, Walk"));

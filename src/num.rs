@@ -31,6 +31,40 @@ impl From<f64> for Num {
     }
 }
 
+/// A vector shown in a message: `[x, y, z]`, each component as [`Num`].
+///
+/// ```
+/// use humanoid::num::Nums;
+/// assert_eq!(Nums::from(glam::Vec3::new(0.1, 0.2 + 0.1, -1.0)).to_string(), "[0.1, 0.3, -1]");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nums(pub Vec<f64>);
+
+impl From<glam::Vec3> for Nums {
+    fn from(v: glam::Vec3) -> Self {
+        Nums(v.to_array().iter().map(|&c| f64::from(c)).collect())
+    }
+}
+
+impl From<glam::DVec3> for Nums {
+    fn from(v: glam::DVec3) -> Self {
+        Nums(v.to_array().to_vec())
+    }
+}
+
+impl fmt::Display for Nums {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, c) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}", Num(*c))?;
+        }
+        f.write_str("]")
+    }
+}
+
 /// Significant digits shown.
 const DIGITS: i32 = 6;
 

@@ -482,8 +482,9 @@ fn sites(
                 "HANIM_SITE_SCALE_DROPPED",
                 "",
                 format!(
-                    "socket {:?}: scale {scale} dropped (the H-Anim 1.1 Site has no scale field)",
-                    socket.name
+                    "socket {:?}: scale {} dropped (the H-Anim 1.1 Site has no scale field)",
+                    socket.name,
+                    crate::num::Nums::from(scale)
                 ),
             );
             scale = Vec3::ONE;

@@ -182,8 +182,9 @@ pub fn take_from_document(
                 "VRM_GAZE_MOVED_TO_HEAD",
                 pointer.clone(),
                 format!(
-                    "the gaze_origin socket is on {}, not the head; VRM measures the gaze origin from the head, so its rest place was written as the offset {offset}",
-                    parent.map_or("the scene root", |p| asset.skeleton.name(p))
+                    "the gaze_origin socket is on {}, not the head; VRM measures the gaze origin from the head, so its rest place was written as the offset {}",
+                    parent.map_or("the scene root", |p| asset.skeleton.name(p)),
+                    crate::num::Nums::from(offset)
                 ),
             );
             offset

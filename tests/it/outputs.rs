@@ -117,3 +117,19 @@ fn retarget_into_a_gltf_lists_its_bin_and_respects_force() {
     let wrote = run.stdout.lines().last().unwrap();
     assert!(wrote.contains(s(&bin)), "{wrote}");
 }
+
+/// A file beside the output that already holds exactly the bytes to write (a texture or
+/// buffer two outputs share) is not "replaced": it is left alone, not refused, not listed.
+#[test]
+fn a_side_file_with_the_same_bytes_is_left_alone() {
+    let (_guard, mannequin, _) = demo();
+    let dir = temp_dir();
+    let first = dir.path().join("out.gltf");
+    humanoid_ok(&["convert", s(&mannequin), s(&first)]);
+    let bin = dir.path().join("out.bin");
+    let before = bytes(&bin);
+    std::fs::remove_file(&first).unwrap();
+    let run = humanoid_ok(&["convert", s(&mannequin), s(&first)]);
+    assert!(!run.stdout.contains("beside it"), "{}", run.stdout);
+    assert_eq!(bytes(&bin), before);
+}

@@ -288,8 +288,9 @@ impl Document {
     /// Writes the document as a `.gltf` file plus the files it refers to (see the module docs),
     /// each through a temporary file. Every file written counts as an output: none may be an
     /// input (the document's own or one of `inputs`), and without `replace` none may exist
-    /// (a file beside the output that would only receive its own, unchanged bytes is left
-    /// alone and not counted). Everything is checked before the first file is written.
+    /// (a file beside the output that would only receive its own, unchanged bytes, or that
+    /// already holds exactly the bytes to write, is left alone and not counted). Everything is
+    /// checked before the first file is written.
     ///
     /// # Errors
     /// [`Error::Unsupported`] when the output or one of the files beside it is an input, or
@@ -327,6 +328,9 @@ impl Document {
             }
         }
         if !replace {
+            // A file beside the output that already holds exactly these bytes (a texture two
+            // outputs share) is left as it is: nothing of it would be replaced.
+            to_write.retain(|(d, bytes)| !holds(d, bytes.as_slice()));
             let existing: Vec<String> = to_write
                 .iter()
                 .map(|(d, _)| *d)
@@ -456,6 +460,13 @@ fn join(dir: &Path, relative: &str) -> PathBuf {
     relative
         .split('/')
         .fold(dir.to_path_buf(), |path, part| path.join(part))
+}
+
+/// Whether the file at `path` exists and holds exactly `bytes`.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    let same_len = fs::metadata(path)
+        .is_ok_and(|m| m.is_file() && u64::try_from(bytes.len()).is_ok_and(|n| n == m.len()));
+    same_len && fs::read(path).is_ok_and(|content| content == bytes)
 }
 
 /// Whether two paths name the same existing file (same device and inode on Unix).

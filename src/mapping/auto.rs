@@ -17,19 +17,33 @@
 //! 5. **Arms**: the chain from the branch out to the farthest joint. The hand is where the
 //!    fingers start: a joint with several children close to it (a "hand" whose children are a
 //!    forearm's length away is a forearm with palms, as in RobotExpressive: no hand then). The
-//!    elbow is the joint nearest half way along the chain; a first short segment before the
-//!    upper arm is the shoulder.
+//!    elbow is the joint nearest half way along the chain; leading short segments before the
+//!    upper arm (each under 0.35 of the rest) are the shoulder. A chain that never branches is
+//!    read from its segment lengths only where they leave no doubt: a forearm is 0.6–1.67
+//!    times the upper arm, a clavicle under 0.6 times; a chain that ends at the elbow (no
+//!    hand) never has its forearm taken for a hand.
 //! 6. **Legs**: the chain down each leg; the foot is where it turns forward, the knee the joint
-//!    nearest half way from hip to foot, the toes the joint after the foot.
+//!    nearest half way from hip to foot, the toes the joint after the foot when at most an end
+//!    joint follows it.
 //! 7. **Fingers**: with five finger chains, or four (thumb, index, middle; the fourth is left
-//!    out: ring or little cannot be told), ordered across the hand from the thumb (the chain
-//!    that leaves the hand at the widest angle); the first three joints of each chain, after a
-//!    metacarpal (a first joint near the wrist) on the four fingers.
-//! 8. **Sides**: the character faces where its toes point (else +Z); its left is
-//!    `up × forward`.
+//!    out: ring or little cannot be told), none of them branching, ordered across the hand
+//!    from the thumb (the chain that leaves the hand at the widest angle) along the line the
+//!    finger bases make; the first three joints of each chain, after a metacarpal (a first
+//!    joint near the wrist, or one joint more than the thumb has) on the four fingers.
+//! 8. **Sides**: names that carry a side (`l-`, `L_`, `.l`, `_l`, `Left…`, `left_`, …, see
+//!    [`super::normalize`]) win: when the two legs' (arms') joint names say opposite sides,
+//!    those are the sides. Otherwise the shape: the character faces where both feet point
+//!    (ankle to the end of the foot's chain; the two must agree), else the file format's
+//!    convention (+Z; −Z for VRM 0.x); its left is `up × forward`.
+//!
+//! A bone the rig does not have stays missing: a neighbour never fills it (the `--map auto`
+//! path also drops the auto-mapper's answer where it contradicts a table's names, see
+//! [`super::map_rig`]). `tests/automap.rs` checks this on the mannequin and every corpus rig
+//! turned, in an A-pose, renamed, with parts removed, with control bones, and scaled.
 //!
 //! End joints (leaves that no vertex is weighted to and no node hangs from: Mixamo `*_End`,
-//! `*4`, Godot `*Tip`) are never mapped. Confidences are fixed per decision: 0.9 for the trunk, 0.8 for limbs, 0.6 for
+//! `*4`, Godot `*Tip`; in a skinless rig, a leaf node where its parent is: the parent's mesh)
+//! are never mapped. Confidences are fixed per decision: 0.9 for the trunk, 0.8 for limbs, 0.6 for
 //! fingers.
 
 use std::collections::HashSet;
@@ -37,6 +51,7 @@ use std::collections::HashSet;
 use glam::Vec3;
 
 use super::detect::{candidates, prune, Mapping, Method};
+use super::normalize::{key, Side};
 use crate::asset::Asset;
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
@@ -86,6 +101,24 @@ impl<'a> Rig<'a> {
         rig.low = ys.iter().copied().fold(f32::INFINITY, f32::min);
         let high = ys.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         rig.height = high - rig.low;
+        if weighted.is_empty() {
+            // A skinless rig (rigid meshes on nodes): a leaf node where its parent is is the
+            // parent's mesh, not a bone.
+            let skeleton = &asset.skeleton;
+            let zero = 1e-4 * rig.height;
+            let meshes: Vec<JointId> = rig
+                .joints
+                .iter()
+                .copied()
+                .filter(|j| {
+                    skeleton.children(*j).next().is_none()
+                        && skeleton
+                            .parent(*j)
+                            .is_some_and(|p| rig.pos(p).distance(rig.pos(*j)) <= zero)
+                })
+                .collect();
+            rig.tips.extend(meshes);
+        }
         rig
     }
 
@@ -191,7 +224,12 @@ pub fn auto_map(asset: &Asset) -> Result<Mapping, NotHumanoid> {
     check_arms(&rig, &arms)?;
     spine(&rig, &mut mapping, hips, up, branch);
     neck_and_head(&rig, &mut mapping, branch, &arms);
-    let forward = facing(&rig, &legs);
+    // The feet tell the facing; when they cannot, the file format's convention does (glTF
+    // and VRM 1.0 face +Z, VRM 0.x −Z).
+    let forward = facing(&rig, &legs).unwrap_or(match asset.facing {
+        crate::asset::Facing::PlusZ => Vec3::Z,
+        crate::asset::Facing::MinusZ => Vec3::NEG_Z,
+    });
     let left_axis = Vec3::Y.cross(forward);
     let hips_pos = rig.pos(hips);
     let side = |joint: JointId| {
@@ -199,16 +237,45 @@ pub fn auto_map(asset: &Asset) -> Result<Mapping, NotHumanoid> {
             .dot(left_axis)
             > 0.0
     };
-    for leg in legs {
-        let left = side(leg);
-        map_leg(&rig, &mut mapping, leg, left);
+    // Names that carry a side win over the shape; the shape decides only when the two limbs'
+    // names do not say opposite sides.
+    let sides = |pair: &[JointId]| -> Vec<bool> {
+        match pair
+            .iter()
+            .map(|j| name_side(&rig, *j))
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            [Some(a), Some(b)] if a != b => vec![*a, *b],
+            _ => pair.iter().map(|j| side(*j)).collect(),
+        }
+    };
+    for (leg, left) in legs.iter().zip(sides(&legs)) {
+        map_leg(&rig, &mut mapping, *leg, left);
     }
-    for arm in arms {
-        let left = side(arm);
-        map_arm(&rig, &mut mapping, branch, arm, left);
+    for (arm, left) in arms.iter().zip(sides(&arms)) {
+        map_arm(&rig, &mut mapping, branch, *arm, left);
     }
     prune(&asset.skeleton, &mut mapping);
     Ok(mapping)
+}
+
+/// The side the names of a limb's joints carry (`true`: left), when most of those that carry one
+/// say the same.
+fn name_side(rig: &Rig<'_>, limb: JointId) -> Option<bool> {
+    let (mut left, mut right) = (0usize, 0usize);
+    for joint in rig.subtree(limb) {
+        match key(rig.asset.skeleton.name(joint), &[]).side {
+            Side::Left => left += 1,
+            Side::Right => right += 1,
+            Side::None => {}
+        }
+    }
+    match left.cmp(&right) {
+        std::cmp::Ordering::Greater => Some(true),
+        std::cmp::Ordering::Less => Some(false),
+        std::cmp::Ordering::Equal => None,
+    }
 }
 
 /// Finds the hips, its two leg roots and its up branch.
@@ -338,11 +405,14 @@ fn spine(rig: &Rig<'_>, mapping: &mut Mapping, hips: JointId, up: JointId, branc
             mapping.set(HumanBone::Spine, *one, 0.9);
             mapping.set(HumanBone::Chest, branch, 0.9);
         }
-        [first, .., last] => {
+        [first, .., last] if between.len() <= 3 => {
             mapping.set(HumanBone::Spine, *first, 0.9);
             mapping.set(HumanBone::Chest, *last, 0.8);
             mapping.set(HumanBone::UpperChest, branch, 0.8);
         }
+        // A vertebra per joint (H-Anim): which of them is the chest is a convention the shape
+        // does not tell; the spine only.
+        [first, ..] => mapping.set(HumanBone::Spine, *first, 0.9),
     }
     let _ = hips;
 }
@@ -360,7 +430,8 @@ fn neck_and_head(rig: &Rig<'_>, mapping: &mut Mapping, branch: JointId, arms: &[
     let mut current = start;
     loop {
         let children = rig.real_children(current);
-        if children.len() != 1 {
+        // The head goes on up: a single child that hangs below (a prop, a gauge) is not it.
+        if children.len() != 1 || rig.highest(children[0]) <= rig.pos(current).y {
             break;
         }
         current = children[0];
@@ -376,24 +447,33 @@ fn neck_and_head(rig: &Rig<'_>, mapping: &mut Mapping, branch: JointId, arms: &[
     }
 }
 
-/// Where the character faces: the mean horizontal direction from each leg's foot to its
-/// lowest, most forward joint; +Z when that cannot be told.
-fn facing(rig: &Rig<'_>, legs: &[JointId]) -> Vec3 {
-    let mut sum = Vec3::ZERO;
+/// Where the character faces: the horizontal direction from each foot (ankle) to the joint
+/// of its subtree farthest from it (the toes' tip; heel joints are nearer). Both feet must
+/// agree; `None` when they do not, or a foot has nothing beyond the ankle: the sides are then
+/// not told from the shape.
+fn facing(rig: &Rig<'_>, legs: &[JointId]) -> Option<Vec3> {
+    let mut dirs = Vec::new();
     for &leg in legs {
         let chain = leg_chain(rig, leg);
-        if let Some(foot) = foot_index(rig, &chain) {
-            if let (Some(&f), Some(&t)) = (chain.get(foot), chain.get(foot + 1)) {
-                let d = rig.pos(t) - rig.pos(f);
-                sum += Vec3::new(d.x, 0.0, d.z);
-            }
+        let foot = chain.get(foot_index(rig, &chain)?).copied()?;
+        let at = rig.pos(foot);
+        let flat = |p: Vec3| Vec3::new(p.x - at.x, 0.0, p.z - at.z);
+        // The end of the chain down the foot (through its lowest joint), else the joint of
+        // the foot's subtree farthest from the ankle.
+        let far = match chain.last() {
+            Some(&end) if end != foot => end,
+            _ => rig.extreme(foot, |p| -flat(p).length()),
+        };
+        let d = flat(rig.pos(far));
+        if d.length() < 0.02 * rig.height {
+            return None;
         }
+        dirs.push(d.normalize());
     }
-    if sum.length() > 1e-6 {
-        sum.normalize()
-    } else {
-        Vec3::Z
-    }
+    let [a, b] = dirs.as_slice() else {
+        return None;
+    };
+    (a.dot(*b) > 0.0).then(|| (*a + *b).normalize())
 }
 
 /// The chain from a leg root to its lowest joint.
@@ -421,7 +501,16 @@ fn foot_index(rig: &Rig<'_>, chain: &[JointId]) -> Option<usize> {
         return None;
     }
     let threshold = bottom + 0.2 * (top - bottom);
-    (2..chain.len()).find(|&i| rig.pos(chain[i]).y < threshold)
+    let at = (2..chain.len()).find(|&i| rig.pos(chain[i]).y < threshold)?;
+    // A step before it that goes more forward than down is the foot itself (short legs, big
+    // feet): the ankle is the joint before the toes.
+    if at > 2 {
+        let d = rig.pos(chain[at]) - rig.pos(chain[at - 1]);
+        if Vec3::new(d.x, 0.0, d.z).length() >= 0.7 * d.y.abs() {
+            return Some(at - 1);
+        }
+    }
+    Some(at)
 }
 
 fn map_leg(rig: &Rig<'_>, mapping: &mut Mapping, leg: JointId, left: bool) {
@@ -444,7 +533,10 @@ fn map_leg(rig: &Rig<'_>, mapping: &mut Mapping, leg: JointId, left: bool) {
             if let Some(&ankle) = chain.get(at) {
                 mapping.set(foot, ankle, 0.8);
             }
-            if let Some(&toe) = chain.get(at + 1) {
+            // The toes: the joint after the ankle, when at most an end joint follows it (with
+            // more, as in H-Anim's tarsal and metatarsal joints, which one is the toes is not
+            // told by the shape).
+            if let Some(&toe) = chain.get(at + 1).filter(|_| chain.len() <= at + 3) {
                 mapping.set(toes, toe, 0.7);
             }
         }
@@ -510,24 +602,37 @@ fn map_arm(rig: &Rig<'_>, mapping: &mut Mapping, branch: JointId, arm: JointId, 
             let close = spans.get(spans.len() / 2).is_some_and(|s| *s < parent_len);
             (&path[..=i], close.then_some(j))
         }
-        None => (&path[..], path.last().copied()),
+        None => return map_plain_arm(rig, mapping, &path, left),
     };
-    // Shoulder: a first short segment before the upper arm, when the chain is long enough.
+    // Shoulder: a first short segment before the upper arm, when the chain is long enough;
+    // several short ones (H-Anim's sternoclavicular and acromioclavicular) are one shoulder.
     let needed = if hand_joint.is_some() { 4 } else { 3 };
-    let start = if arm_chain.len() >= needed {
+    let lead = leading_shoulder(rig, arm_chain, arm_chain.len() + 1 - needed);
+    let start = if lead > 1 {
+        lead
+    } else if arm_chain.len() >= needed {
         let total: f32 = arm_chain
             .windows(2)
             .map(|w| rig.pos(w[1]).distance(rig.pos(w[0])))
             .sum();
-        let first = rig.pos(arm_chain[1]).distance(rig.pos(arm_chain[0]));
-        usize::from(first < 0.35 * total)
+        let seg = |i: usize| rig.pos(arm_chain[i + 1]).distance(rig.pos(arm_chain[i]));
+        let like = |a: f32, b: f32| b > 0.0 && (0.6..=1.67).contains(&(a / b));
+        let first = seg(0);
+        // Or, with the hand found, one joint more than upper arm, forearm and hand, where
+        // the last two segments are an upper arm and a forearm (alike) and the first is not
+        // (a long robot clavicle).
+        let clavicle = hand_joint.is_some()
+            && arm_chain.len() == 4
+            && like(seg(2), seg(1))
+            && !like(seg(1), seg(0));
+        usize::from(first < 0.35 * total || clavicle)
     } else {
         0
     };
-    if start == 1 {
+    if start >= 1 {
         mapping.set(shoulder, arm_chain[0], 0.7);
     }
-    let limb = &arm_chain[start..];
+    let limb = &arm_chain[start.min(arm_chain.len())..];
     let Some(&upper_joint) = limb.first() else {
         return;
     };
@@ -550,6 +655,77 @@ fn map_arm(rig: &Rig<'_>, mapping: &mut Mapping, branch: JointId, arm: JointId, 
     }
 }
 
+/// How many joints at the start of an arm chain are the shoulder (at most `max`): each whose
+/// segment is under 0.35 times the rest of the chain beyond it (an upper arm and a forearm
+/// are each about half of what follows the shoulder).
+fn leading_shoulder(rig: &Rig<'_>, chain: &[JointId], max: usize) -> usize {
+    let seg: Vec<f32> = chain
+        .windows(2)
+        .map(|w| rig.pos(w[1]).distance(rig.pos(w[0])))
+        .collect();
+    let mut lead = 0;
+    while lead < max && lead < seg.len() {
+        let rest: f32 = seg[lead + 1..].iter().sum();
+        if seg[lead] >= 0.35 * rest {
+            break;
+        }
+        lead += 1;
+    }
+    lead
+}
+
+/// An arm chain that never branches (no fingers): which joint is which is told by the
+/// segment lengths alone, and only where they leave no doubt. A forearm is about as long as
+/// the upper arm (between 0.6 and 1.67 times); a shoulder (clavicle) segment is much shorter
+/// than the upper arm (under 0.6 times). The hand is the joint at the end of a forearm; a
+/// chain that ends at the elbow (the hands cut off) has none, and never takes the forearm
+/// or anything else for one.
+fn map_plain_arm(rig: &Rig<'_>, mapping: &mut Mapping, path: &[JointId], left: bool) {
+    use HumanBone::*;
+    let (shoulder, upper, lower, hand) = if left {
+        (LeftShoulder, LeftUpperArm, LeftLowerArm, LeftHand)
+    } else {
+        (RightShoulder, RightUpperArm, RightLowerArm, RightHand)
+    };
+    let seg = |i: usize| {
+        let (Some(a), Some(b)) = (path.get(i), path.get(i + 1)) else {
+            return 0.0;
+        };
+        rig.pos(*a).distance(rig.pos(*b))
+    };
+    let like = |a: f32, b: f32| b > 0.0 && (0.6..=1.67).contains(&(a / b));
+    let short = |a: f32, b: f32| a < 0.6 * b;
+    // Roles from the first joint: (shoulder?, then upper, lower, hand?).
+    let lead = if path.len() >= 4 {
+        leading_shoulder(rig, path, path.len() - 3)
+    } else {
+        0
+    };
+    let (start, with_hand) = match path.len() {
+        _ if lead >= 1 && like(seg(lead + 1), seg(lead)) => (lead, true),
+        0 | 1 => return,
+        2 => (0, false),
+        3 if like(seg(1), seg(0)) => (0, true),
+        3 if short(seg(0), seg(1)) => (1, false),
+        3 => return,
+        _ if short(seg(0), seg(1)) && like(seg(2), seg(1)) => (1, true),
+        _ if like(seg(1), seg(0)) => (0, true),
+        _ => return,
+    };
+    if start >= 1 {
+        mapping.set(shoulder, path[0], 0.7);
+    }
+    mapping.set(upper, path[start], 0.8);
+    if let Some(&elbow) = path.get(start + 1) {
+        mapping.set(lower, elbow, 0.8);
+    }
+    if with_hand {
+        if let Some(&wrist) = path.get(start + 2) {
+            mapping.set(hand, wrist, 0.7);
+        }
+    }
+}
+
 fn fingers(rig: &Rig<'_>, mapping: &mut Mapping, hand: JointId, left: bool) {
     use HumanBone::*;
     let chains: Vec<Vec<JointId>> = rig
@@ -563,6 +739,14 @@ fn fingers(rig: &Rig<'_>, mapping: &mut Mapping, hand: JointId, left: bool) {
     // Five fingers, or a cartoon four (thumb, index, middle and one more, which is left out:
     // it could be the ring or the little finger).
     if chains.len() != 5 && chains.len() != 4 {
+        return;
+    }
+    // A chain that branches is not one finger (H-Anim's midcarpal joints carry two).
+    if chains.iter().any(|c| {
+        c[..c.len() - 1]
+            .iter()
+            .any(|j| rig.real_children(*j).len() > 1)
+    }) {
         return;
     }
     let count = chains.len();
@@ -581,15 +765,48 @@ fn fingers(rig: &Rig<'_>, mapping: &mut Mapping, hand: JointId, left: bool) {
     }) else {
         return;
     };
-    // The others in order of distance from the thumb's base.
-    let thumb_base = rig.pos(chains[thumb][0]);
+    // The others in their order across the hand, from the thumb's side: each finger's tip
+    // seen across the direction the fingers point, sorted along the line they make.
     let mut others: Vec<usize> = (0..count).filter(|&i| i != thumb).collect();
-    others.truncate(if count == 5 { 4 } else { 2 });
+    let along: Vec3 = others
+        .iter()
+        .map(|&i| dir(&chains[i]))
+        .sum::<Vec3>()
+        .normalize_or_zero();
+    let across = |p: Vec3| {
+        let d = p - rig.pos(hand);
+        d - along * d.dot(along)
+    };
+    let tip = |i: usize| {
+        let chain = &chains[i];
+        let end = finger_segments(rig, hand, chain, None);
+        rig.pos(*end.first().unwrap_or(&chain[0]))
+    };
+    let thumb_at = across(rig.pos(chains[thumb][chains[thumb].len() - 1]));
+    let (first, last) = (others.first().copied(), others.last().copied());
+    let line = match (first, last) {
+        (Some(a), Some(b)) => (across(tip(b)) - across(tip(a))).normalize_or_zero(),
+        _ => Vec3::ZERO,
+    };
+    // Orient the line away from the thumb.
+    let mid: Vec3 =
+        others.iter().map(|&i| across(tip(i))).sum::<Vec3>() / others.len().max(1) as f32;
+    let line = if (thumb_at - mid).dot(line) > 0.0 {
+        -line
+    } else {
+        line
+    };
     others.sort_by(|&a, &b| {
-        rig.pos(chains[a][0])
-            .distance(thumb_base)
-            .total_cmp(&rig.pos(chains[b][0]).distance(thumb_base))
+        across(tip(a))
+            .dot(line)
+            .total_cmp(&across(tip(b)).dot(line))
     });
+    // Each finger must sit apart from the next along the line (a tie cannot be ordered).
+    let spread: Vec<f32> = others.iter().map(|&i| across(tip(i)).dot(line)).collect();
+    if line == Vec3::ZERO || spread.windows(2).any(|w| w[1] - w[0] < 1e-4 * rig.height) {
+        return;
+    }
+    others.truncate(if count == 5 { 4 } else { 2 });
     let names: [[HumanBone; 3]; 5] = if left {
         [
             [LeftThumbMetacarpal, LeftThumbProximal, LeftThumbDistal],
@@ -616,7 +833,8 @@ fn fingers(rig: &Rig<'_>, mapping: &mut Mapping, hand: JointId, left: bool) {
         ]
     };
     for (finger, index) in std::iter::once(thumb).chain(others).enumerate() {
-        let chain = finger_segments(rig, hand, &chains[index], finger == 0);
+        let thumb_len = (finger != 0).then(|| chains[thumb].len());
+        let chain = finger_segments(rig, hand, &chains[index], thumb_len);
         for (bone, joint) in names[finger].iter().zip(chain) {
             mapping.set(*bone, *joint, 0.6);
         }
@@ -626,19 +844,24 @@ fn fingers(rig: &Rig<'_>, mapping: &mut Mapping, hand: JointId, left: bool) {
 /// The canonical joints of a finger chain: for a finger (not the thumb), a first joint that
 /// sits near the wrist (less than half as far from the hand joint as the next one) is a
 /// metacarpal, which the canonical set does not have, and is skipped; then the first three
-/// joints (an end joint beyond them is not a phalanx).
+/// joints (an end joint beyond them is not a phalanx). A finger one joint longer than the
+/// thumb (`thumb_len`; `None` for the thumb itself) starts with its metacarpal too (H-Anim's
+/// carpometacarpal joints, which sit well away from the wrist).
 fn finger_segments<'c>(
     rig: &Rig<'_>,
     hand: JointId,
     chain: &'c [JointId],
-    thumb: bool,
+    thumb_len: Option<usize>,
 ) -> &'c [JointId] {
+    let thumb = thumb_len.is_none();
+    let longer = thumb_len.is_some_and(|t| chain.len() == t + 1);
     let from_hand = |i: usize| {
         chain
             .get(i)
             .map_or(0.0, |j| rig.pos(*j).distance(rig.pos(hand)))
     };
-    let skip = usize::from(!thumb && chain.len() >= 4 && from_hand(0) < 0.5 * from_hand(1));
+    let skip =
+        usize::from(!thumb && chain.len() >= 4 && (longer || from_hand(0) < 0.5 * from_hand(1)));
     let rest = chain.get(skip..).unwrap_or_default();
     rest.get(..rest.len().min(3)).unwrap_or_default()
 }

@@ -3,8 +3,9 @@
 //!
 //! The choice (`docs/mappings.md`): a table named with `--map` is applied as it is. Otherwise
 //! every table is tried; the best one is taken when it maps all 15 required bones. When it does
-//! not, the auto-mapper tries the skeleton's shape, and the mapping with more required bones
-//! (then more bones) wins. A rig neither maps to at least five bones is not a humanoid: refused
+//! not, the auto-mapper tries the skeleton's shape and fills the bones the table lacks, when
+//! the two agree on every bone both map; where they disagree the names win and the table's
+//! mapping is kept alone (the auto-mapper's alone only when the table has no required bone). A rig neither maps to at least five bones is not a humanoid: refused
 //! with the auto-mapper's reason. A humanoid the file declares (EXT_skeleton_humanoid, VRM) is
 //! not looked at here: [`super::policy`] puts it first, and `map` reports it (`--map auto`
 //! shows what this choice finds, to compare).
@@ -61,13 +62,7 @@ pub fn map_rig(
     }
     let auto = auto_map(asset);
     let best = match (from_table, &auto) {
-        (Some(t), Ok(a)) => {
-            if a.score() > t.score() {
-                a.clone()
-            } else {
-                t
-            }
-        }
+        (Some(t), Ok(a)) => merge(asset, t, a),
         (Some(t), Err(_)) => t,
         (None, Ok(a)) => a.clone(),
         (None, Err(e)) => return Err(refuse(path, &e.to_string())),
@@ -80,6 +75,33 @@ pub fn map_rig(
         return Err(refuse(path, &reason));
     }
     Ok(best)
+}
+
+/// A table's mapping, with the bones it lacks filled from the auto-mapper's, when the two
+/// agree on every bone both map (names win: where they disagree, the shape was misread
+/// somewhere, and none of it is trusted). A table that maps fewer bones than the rig's shape
+/// shows (a few names matched by chance) gives way to the auto-mapper when it has no
+/// required bone the auto-mapper lacks.
+fn merge(asset: &Asset, table: Mapping, auto: &Mapping) -> Mapping {
+    let agree = table
+        .bones
+        .iter()
+        .all(|(bone, joint)| auto.bones.get(bone).is_none_or(|j| j == joint));
+    if !agree {
+        return if table.score().0 == 0 && auto.score().0 > 0 {
+            auto.clone()
+        } else {
+            table
+        };
+    }
+    let mut merged = table;
+    for (bone, joint) in auto.bones.iter() {
+        if merged.bones.get(bone).is_none() && merged.bones.bone_of(joint).is_none() {
+            merged.set(bone, joint, auto.confidence(bone));
+        }
+    }
+    super::detect::prune(&asset.skeleton, &mut merged);
+    merged
 }
 
 fn refuse(path: &Path, reason: &str) -> Error {

@@ -1,0 +1,746 @@
+//! Metamorphic tests of the mapper: the same rig turned to face −Z, put in an A-pose, renamed
+//! to each common side convention or to bare `joint_N`, with hands, shoulders, fingers or toes
+//! removed, with IK/control bones added, scaled ×0.01 and ×100, must map the same joints to
+//! the same bones (the removed ones missing), and **never a wrong bone**.
+//!
+//! "Right" comes from outside the mapper: a rig's own declaration (the mannequin, VRM,
+//! H-Anim), or for a rig that declares none a hand-written expectation of its torso and limbs
+//! (from its hierarchy; the bones beyond those, fingers and toes, are taken from the mapping of
+//! the unchanged rig once its torso and limbs are right). Each variant is built in the model
+//! (no file written) and mapped two ways: the `--map auto` path (the best table, else the
+//! auto-mapper; [`map_rig`]) and the auto-mapper alone ([`auto_map`]). The totals are printed
+//! per variant kind (`cargo test --test automap -- --nocapture`).
+
+use std::collections::BTreeMap;
+use std::f32::consts::PI;
+use std::path::Path;
+
+use glam::{Mat4, Quat, Vec3};
+use humanoid::asset::Asset;
+use humanoid::formats::Format;
+use humanoid::mapping::auto::auto_map;
+use humanoid::mapping::normalize::{key, Side};
+use humanoid::mapping::{map_rig, Choice, Library, Mapping};
+use humanoid::model::{BoneMap, HumanBone, JointId, RawJoint, Skeleton};
+use humanoid::pose::Trs;
+
+/// A rig and the answer it must map to.
+struct Rig {
+    name: String,
+    asset: Asset,
+    /// Bone → joint of `asset`: the right answer.
+    reference: BoneMap,
+}
+
+/// A changed copy of a rig.
+struct Variant {
+    kind: String,
+    asset: Asset,
+    /// For each joint of the variant, the joint of the base rig it is (`None`: added).
+    origin: Vec<Option<JointId>>,
+    /// Bones whose joints were removed: they must come out missing.
+    removed: Vec<HumanBone>,
+}
+
+/// Right / wrong / missing counts, with the wrong ones named.
+#[derive(Default)]
+struct Tally {
+    right: usize,
+    wrong: usize,
+    missing: usize,
+    variants: usize,
+    wrongs: Vec<String>,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.right += other.right;
+        self.wrong += other.wrong;
+        self.missing += other.missing;
+        self.variants += other.variants;
+        self.wrongs.extend(other.wrongs.iter().cloned());
+    }
+}
+
+/// The joints of `asset` as raw joints (skeleton order is parents first).
+fn raw_of(asset: &Asset) -> Vec<RawJoint> {
+    let s = &asset.skeleton;
+    s.joints()
+        .map(|j| RawJoint {
+            name: s.name(j).to_owned(),
+            parent: s.parent(j).map(JointId::index),
+            rest: s.rest_local(j),
+        })
+        .collect()
+}
+
+/// Builds a variant from edited raw joints; `origin[i]` is the base joint of raw joint `i`;
+/// `skin[i]` / `weighted[i]` whether it is a skin joint / weighted.
+fn build(
+    base: &Asset,
+    kind: &str,
+    raw: Vec<RawJoint>,
+    origin: Vec<Option<JointId>>,
+    skin: Vec<bool>,
+    weighted: Vec<bool>,
+    removed: Vec<HumanBone>,
+) -> Variant {
+    let (skeleton, ids) = Skeleton::from_raw(raw).expect("a valid variant skeleton");
+    let n = skeleton.len();
+    let mut new_origin = vec![None; n];
+    let mut skin_joints = Vec::new();
+    let mut weighted_joints = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        new_origin[id.index()] = origin[i];
+        if skin[i] {
+            skin_joints.push(*id);
+        }
+        if weighted[i] {
+            weighted_joints.push(*id);
+        }
+    }
+    skin_joints.sort();
+    weighted_joints.sort();
+    let mut asset = Asset::new(base.format, skeleton, (0..n).collect());
+    asset.skin_joints = skin_joints;
+    asset.weighted_joints = weighted_joints;
+    Variant {
+        kind: kind.to_owned(),
+        asset,
+        origin: new_origin,
+        removed,
+    }
+}
+
+/// A variant from per-joint edits of the raw joints (same joints).
+fn edited(base: &Asset, kind: &str, edit: impl Fn(&mut [RawJoint])) -> Variant {
+    let mut raw = raw_of(base);
+    edit(&mut raw);
+    let n = raw.len();
+    let skin: Vec<bool> = (0..n)
+        .map(|i| base.skin_joints.contains(&base.skeleton.joint(i)))
+        .collect();
+    let weighted: Vec<bool> = (0..n)
+        .map(|i| base.weighted_joints.contains(&base.skeleton.joint(i)))
+        .collect();
+    let origin = (0..n).map(|i| Some(base.skeleton.joint(i))).collect();
+    build(base, kind, raw, origin, skin, weighted, Vec::new())
+}
+
+fn mat(t: &Trs) -> Mat4 {
+    t.to_mat4()
+}
+
+/// Turned 180° about +Y: every root turned.
+fn turned(base: &Asset, kind: &str) -> Variant {
+    edited(base, kind, turn)
+}
+
+fn turn(raw: &mut [RawJoint]) {
+    for joint in raw.iter_mut().filter(|j| j.parent.is_none()) {
+        joint.rest = Trs::from_mat4(Mat4::from_quat(Quat::from_rotation_y(PI)) * mat(&joint.rest));
+    }
+}
+
+/// The upper arms turned 40° down about their shoulder joint (an A-pose).
+fn a_pose(rig: &Rig, raw: &mut [RawJoint]) {
+    let s = &rig.asset.skeleton;
+    for (upper, lower) in [
+        (HumanBone::LeftUpperArm, HumanBone::LeftLowerArm),
+        (HumanBone::RightUpperArm, HumanBone::RightLowerArm),
+    ] {
+        let (Some(u), Some(l)) = (rig.reference.get(upper), rig.reference.get(lower)) else {
+            continue;
+        };
+        let world = s.rest_world(u);
+        let along = s.rest_world(l).translation - world.translation;
+        let axis = along.cross(Vec3::NEG_Y).normalize_or_zero();
+        if axis == Vec3::ZERO {
+            continue;
+        }
+        let turn = Mat4::from_translation(world.translation)
+            * Mat4::from_quat(Quat::from_axis_angle(axis, 40f32.to_radians()))
+            * Mat4::from_translation(-world.translation);
+        let parent = s
+            .parent(u)
+            .map_or(Mat4::IDENTITY, |p| mat(&s.rest_world(p)));
+        raw[u.index()].rest = Trs::from_mat4(parent.inverse() * turn * mat(&world));
+    }
+}
+
+/// Every joint's translation scaled by `k` (a change of unit).
+fn scale(raw: &mut [RawJoint], k: f32) {
+    for joint in raw.iter_mut() {
+        joint.rest.translation *= k;
+    }
+}
+
+/// A side convention: the name of a joint from its side (`true`: left) and side-free core.
+type Convention = fn(bool, &str) -> String;
+
+/// The side conventions to rename to: (kind, how to name).
+const CONVENTIONS: [(&str, Convention); 6] = [
+    ("rename l-/r-", |l, c| {
+        format!("{}-{c}", if l { "l" } else { "r" })
+    }),
+    ("rename L_/R_", |l, c| {
+        format!("{}_{c}", if l { "L" } else { "R" })
+    }),
+    ("rename .l/.r", |l, c| {
+        format!("{c}.{}", if l { "l" } else { "r" })
+    }),
+    ("rename _l/_r", |l, c| {
+        format!("{c}_{}", if l { "l" } else { "r" })
+    }),
+    ("rename Left…/Right…", |l, c| {
+        let mut chars = c.chars();
+        let cap: String = chars
+            .next()
+            .map(|f| f.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+        format!("{}{cap}", if l { "Left" } else { "Right" })
+    }),
+    ("rename left_/right_", |l, c| {
+        format!("{}_{c}", if l { "left" } else { "right" })
+    }),
+];
+
+/// Renamed: a name with a side marker gets the convention's; the others keep theirs.
+fn renamed(raw: &mut [RawJoint], convention: Convention) {
+    for joint in raw.iter_mut() {
+        let k = key(&joint.name, &[]);
+        match k.side {
+            Side::Left => joint.name = convention(true, &k.core),
+            Side::Right => joint.name = convention(false, &k.core),
+            Side::None => {}
+        }
+    }
+}
+
+fn stripped(raw: &mut [RawJoint]) {
+    for (i, joint) in raw.iter_mut().enumerate() {
+        joint.name = format!("joint_{i}");
+    }
+}
+
+/// The joints of the bones `which` removed: with their subtree (`subtree`), or alone (their
+/// children keep their world place, hung from the removed joint's parent).
+fn removed(rig: &Rig, kind: &str, which: &[HumanBone], subtree: bool) -> Option<Variant> {
+    let base = &rig.asset;
+    let s = &base.skeleton;
+    // The bones' joints, and any other joint of the same name (its mesh node, say: by name it
+    // is the same bone, so a rig without the bone has none of them).
+    let named: Vec<JointId> = which.iter().filter_map(|b| rig.reference.get(*b)).collect();
+    let keys: Vec<_> = named.iter().map(|j| key(s.name(*j), &[])).collect();
+    let targets: Vec<JointId> = s
+        .joints()
+        .filter(|j| named.contains(j) || keys.contains(&key(s.name(*j), &[])))
+        .collect();
+    if targets.is_empty() {
+        return None;
+    }
+    let gone = |j: JointId| {
+        targets.contains(&j) || (subtree && targets.iter().any(|t| s.is_ancestor(*t, j)))
+    };
+    let mut raw = Vec::new();
+    let mut origin = Vec::new();
+    let mut skin = Vec::new();
+    let mut weighted = Vec::new();
+    let mut new_index = vec![None; s.len()];
+    for j in s.joints() {
+        if gone(j) {
+            continue;
+        }
+        // The nearest kept ancestor, and the transform from it.
+        let mut parent = s.parent(j);
+        let mut local = mat(&s.rest_local(j));
+        while let Some(p) = parent.filter(|p| gone(*p)) {
+            local = mat(&s.rest_local(p)) * local;
+            parent = s.parent(p);
+        }
+        new_index[j.index()] = Some(raw.len());
+        raw.push(RawJoint {
+            name: s.name(j).to_owned(),
+            parent: parent.and_then(|p| new_index[p.index()]),
+            rest: Trs::from_mat4(local),
+        });
+        origin.push(Some(j));
+        skin.push(base.skin_joints.contains(&j));
+        weighted.push(base.weighted_joints.contains(&j));
+    }
+    let bones = rig
+        .reference
+        .iter()
+        .filter(|(_, j)| gone(*j))
+        .map(|(b, _)| b)
+        .collect();
+    Some(build(base, kind, raw, origin, skin, weighted, bones))
+}
+
+/// IK/control bones with no skin weights: targets at the hands and feet hung from the root,
+/// knee pole targets hung from the hips, a look target hung from the chest.
+fn with_controls(rig: &Rig) -> Option<Variant> {
+    let base = &rig.asset;
+    let s = &base.skeleton;
+    let hips = rig.reference.get(HumanBone::Hips)?;
+    let root = s.ancestors(hips).last().unwrap_or(hips);
+    let world = |b: HumanBone| rig.reference.get(b).map(|j| s.rest_world(j).translation);
+    let left = world(HumanBone::LeftUpperLeg)? - world(HumanBone::RightUpperLeg)?;
+    let forward = left.cross(Vec3::Y).normalize_or_zero();
+    let height = world(HumanBone::Head)?.y - world(HumanBone::LeftFoot).unwrap_or(Vec3::ZERO).y;
+    let mut raw = raw_of(base);
+    let n = raw.len();
+    let mut origin: Vec<Option<JointId>> = (0..n).map(|i| Some(s.joint(i))).collect();
+    let mut skin: Vec<bool> = (0..n)
+        .map(|i| base.skin_joints.contains(&s.joint(i)))
+        .collect();
+    let mut weighted: Vec<bool> = (0..n)
+        .map(|i| base.weighted_joints.contains(&s.joint(i)))
+        .collect();
+    let skinned = !base.skin_joints.is_empty();
+    let mut add = |name: &str, parent: JointId, at: Vec3| {
+        let local = mat(&s.rest_world(parent)).inverse() * Mat4::from_translation(at);
+        raw.push(RawJoint {
+            name: name.to_owned(),
+            parent: Some(parent.index()),
+            rest: Trs::from_mat4(local),
+        });
+        origin.push(None);
+        skin.push(skinned);
+        weighted.push(false);
+    };
+    for (name, bone) in [
+        ("IK_foot.L", HumanBone::LeftFoot),
+        ("IK_foot.R", HumanBone::RightFoot),
+        ("IK_hand.L", HumanBone::LeftHand),
+        ("IK_hand.R", HumanBone::RightHand),
+    ] {
+        if let Some(at) = world(bone) {
+            add(name, root, at);
+        }
+    }
+    for (name, bone) in [
+        ("pole_knee_l", HumanBone::LeftLowerLeg),
+        ("pole_knee_r", HumanBone::RightLowerLeg),
+    ] {
+        if let Some(at) = world(bone) {
+            add(name, hips, at + forward * 0.3 * height);
+        }
+    }
+    let chest = rig
+        .reference
+        .get(HumanBone::Chest)
+        .or(rig.reference.get(HumanBone::Spine))?;
+    add(
+        "ctrl_look",
+        chest,
+        s.rest_world(chest).translation + forward * 0.5 * height,
+    );
+    Some(build(
+        base,
+        "IK/control bones",
+        raw,
+        origin,
+        skin,
+        weighted,
+        Vec::new(),
+    ))
+}
+
+fn is_finger(bone: HumanBone) -> bool {
+    let name = bone.as_str();
+    ["Thumb", "Index", "Middle", "Ring", "Little"]
+        .iter()
+        .any(|f| name.contains(f))
+}
+
+/// Every variant of a rig.
+fn variants(rig: &Rig) -> Vec<Variant> {
+    let base = &rig.asset;
+    let mut out = vec![
+        edited(base, "unchanged", |_| {}),
+        turned(base, "turned 180°"),
+        edited(base, "A-pose", |raw| a_pose(rig, raw)),
+        edited(base, "turned 180° + A-pose", |raw| {
+            a_pose(rig, raw);
+            turn(raw);
+        }),
+        edited(base, "joint_N", stripped),
+        edited(base, "joint_N + turned 180°", |raw| {
+            stripped(raw);
+            turn(raw);
+        }),
+        edited(base, "joint_N + A-pose", |raw| {
+            a_pose(rig, raw);
+            stripped(raw);
+        }),
+        edited(base, "scaled ×0.01", |raw| scale(raw, 0.01)),
+        edited(base, "scaled ×100", |raw| scale(raw, 100.0)),
+    ];
+    for (kind, convention) in CONVENTIONS {
+        out.push(edited(base, kind, |raw| renamed(raw, convention)));
+    }
+    use HumanBone::*;
+    out.extend(removed(rig, "hands removed", &[LeftHand, RightHand], true));
+    out.extend(removed(
+        rig,
+        "shoulders removed",
+        &[LeftShoulder, RightShoulder],
+        false,
+    ));
+    let fingers: Vec<HumanBone> = HumanBone::ALL
+        .into_iter()
+        .filter(|b| is_finger(*b))
+        .collect();
+    out.extend(removed(rig, "fingers removed", &fingers, true));
+    out.extend(removed(rig, "toes removed", &[LeftToes, RightToes], true));
+    out.extend(with_controls(rig));
+    out
+}
+
+/// Scores one mapping of a variant against the rig's reference.
+fn score(rig: &Rig, variant: &Variant, mapping: &BoneMap, how: &str) -> Tally {
+    let mut tally = Tally {
+        variants: 1,
+        ..Tally::default()
+    };
+    let wrong = |what: String, tally: &mut Tally| {
+        tally.wrong += 1;
+        tally
+            .wrongs
+            .push(format!("{} [{}] {how}: {what}", rig.name, variant.kind));
+    };
+    let base = &rig.asset.skeleton;
+    let name =
+        |j: Option<JointId>| j.map_or("an added bone".to_owned(), |j| base.name(j).to_owned());
+    for bone in HumanBone::ALL {
+        let expected = rig
+            .reference
+            .get(bone)
+            .filter(|_| !variant.removed.contains(&bone));
+        let got = mapping.get(bone).map(|j| variant.origin[j.index()]);
+        match (expected, got) {
+            (Some(e), Some(Some(g))) if e == g => tally.right += 1,
+            (Some(_), None) => tally.missing += 1,
+            (Some(e), Some(g)) => wrong(
+                format!("{bone} = {} (should be {})", name(g), base.name(e)),
+                &mut tally,
+            ),
+            (None, Some(g)) => {
+                // A bone the answer lacks: wrong when its joint is another bone's, was added,
+                // or the bone was removed (a neighbour filling it).
+                let other = g.and_then(|g| rig.reference.bone_of(g));
+                if g.is_none() || other.is_some() || variant.removed.contains(&bone) {
+                    wrong(
+                        format!(
+                            "{bone} = {}{}",
+                            name(g),
+                            other.map_or(String::new(), |o| format!(" (that is {o})"))
+                        ),
+                        &mut tally,
+                    );
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    tally
+}
+
+/// Maps every variant of every rig both ways; prints the totals per variant kind; returns the
+/// wrong ones, per way (`--map auto`, `auto-mapper`).
+fn run(rigs: &[Rig]) -> BTreeMap<&'static str, Vec<String>> {
+    let library = Library::builtin().unwrap();
+    let mut totals: BTreeMap<(String, &str), Tally> = BTreeMap::new();
+    for rig in rigs {
+        for variant in variants(rig) {
+            let path = Path::new(&rig.name);
+            let detect = map_rig(&variant.asset, &library, Choice::Detect, path)
+                .map(|m: Mapping| m.bones)
+                .unwrap_or_default();
+            let auto = auto_map(&variant.asset)
+                .map(|m| m.bones)
+                .unwrap_or_default();
+            for (how, bones) in [("--map auto", detect), ("auto-mapper", auto)] {
+                let tally = score(rig, &variant, &bones, how);
+                totals
+                    .entry((variant.kind.clone(), how))
+                    .or_default()
+                    .add(&tally);
+            }
+        }
+    }
+    println!(
+        "{:<28} {:<12} {:>8} {:>7} {:>7} {:>8}",
+        "variant", "mapper", "variants", "right", "wrong", "missing"
+    );
+    let mut wrongs: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+    let mut sum: BTreeMap<&str, Tally> = BTreeMap::new();
+    for ((kind, how), t) in &totals {
+        println!(
+            "{kind:<28} {how:<12} {:>8} {:>7} {:>7} {:>8}",
+            t.variants, t.right, t.wrong, t.missing
+        );
+        sum.entry(how).or_default().add(t);
+        wrongs
+            .entry(how)
+            .or_default()
+            .extend(t.wrongs.iter().cloned());
+    }
+    for (how, t) in &sum {
+        println!(
+            "{:<28} {how:<12} {:>8} {:>7} {:>7} {:>8}",
+            "all", t.variants, t.right, t.wrong, t.missing
+        );
+    }
+    wrongs
+}
+
+/// Runs every variant and fails when either way maps more wrong bones than `at_most`
+/// (`--map auto`, auto-mapper alone).
+#[track_caller]
+fn assert_wrong_at_most(rigs: &[Rig], at_most: (usize, usize)) {
+    let wrongs = run(rigs);
+    let list = |how: &str| wrongs.get(how).cloned().unwrap_or_default();
+    let (detect, auto) = (list("--map auto"), list("auto-mapper"));
+    for line in detect.iter().chain(&auto) {
+        println!("WRONG {line}");
+    }
+    assert!(
+        detect.len() <= at_most.0 && auto.len() <= at_most.1,
+        "wrong bones: {} by --map auto (at most {}), {} by the auto-mapper (at most {}):\n{}\n{}",
+        detect.len(),
+        at_most.0,
+        auto.len(),
+        at_most.1,
+        detect.join("\n"),
+        auto.join("\n")
+    );
+}
+
+/// The bundled mannequin, with its declared humanoid as the answer.
+fn mannequin() -> Rig {
+    let m = humanoid::demo::canonical_mannequin().unwrap();
+    let n = m.skeleton.len();
+    let mut asset = Asset::new(Format::Glb, m.skeleton, (0..n).collect());
+    asset.skin_joints = asset.skeleton.joints().collect();
+    asset.weighted_joints = asset.skin_joints.clone();
+    Rig {
+        name: "mannequin".to_owned(),
+        asset,
+        reference: m.humanoid.bones,
+    }
+}
+
+#[test]
+fn the_mannequin_maps_the_same_in_every_variant() {
+    assert_wrong_at_most(&[mannequin()], (0, 0));
+}
+
+#[cfg(feature = "corpus")]
+mod corpus {
+    use super::*;
+
+    fn corpus() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    }
+
+    /// A rig read from the corpus, declaring its humanoid.
+    fn declared(file: &str) -> Option<Rig> {
+        let asset = humanoid::read(&corpus().join(file)).unwrap().asset;
+        let reference = asset.humanoids.first()?.bones;
+        reference.get(HumanBone::Hips)?;
+        Some(Rig {
+            name: file.to_owned(),
+            asset,
+            reference,
+        })
+    }
+
+    /// A rig that declares no humanoid: its torso and limbs written out by hand (`@` is the
+    /// side's marker), the rest from the mapping of the unchanged rig once those are right.
+    fn expected(file: &str, left: &str, right: &str, list: &[(&str, &str)]) -> Rig {
+        let asset = humanoid::read(&corpus().join(file)).unwrap().asset;
+        let s = &asset.skeleton;
+        let mut reference = BoneMap::new();
+        for (bone, name) in list {
+            let pairs: Vec<(String, String)> = if let Some(bone) = bone.strip_prefix('@') {
+                vec![
+                    (format!("left{bone}"), name.replace('@', left)),
+                    (format!("right{bone}"), name.replace('@', right)),
+                ]
+            } else {
+                vec![(bone.to_string(), name.to_string())]
+            };
+            for (bone, name) in pairs {
+                let bone: HumanBone = bone.parse().unwrap();
+                let joint = s
+                    .find(&name)
+                    .unwrap_or_else(|| panic!("{file}: no joint {name}"));
+                reference.set(bone, Some(joint));
+            }
+        }
+        let library = Library::builtin().unwrap();
+        let base = map_rig(&asset, &library, Choice::Detect, Path::new(file)).unwrap();
+        for (bone, joint) in reference.iter() {
+            assert_eq!(base.bones.get(bone), Some(joint), "{file}: {bone}");
+        }
+        for (bone, joint) in base.bones.iter() {
+            if reference.get(bone).is_none() && reference.bone_of(joint).is_none() {
+                reference.set(bone, Some(joint));
+            }
+        }
+        Rig {
+            name: file.to_owned(),
+            asset,
+            reference,
+        }
+    }
+
+    const MIXAMO: [(&str, &str); 9] = [
+        ("hips", "mixamorig:Hips"),
+        ("spine", "mixamorig:Spine"),
+        ("head", "mixamorig:Head"),
+        ("@UpperArm", "mixamorig:@Arm"),
+        ("@LowerArm", "mixamorig:@ForeArm"),
+        ("@Hand", "mixamorig:@Hand"),
+        ("@UpperLeg", "mixamorig:@UpLeg"),
+        ("@LowerLeg", "mixamorig:@Leg"),
+        ("@Foot", "mixamorig:@Foot"),
+    ];
+
+    fn rigs() -> Vec<Rig> {
+        let mut rigs = vec![
+            expected("gltf/Xbot_blender_reexport.glb", "Left", "Right", &MIXAMO),
+            expected("gltf/Soldier.glb", "Left", "Right", &MIXAMO),
+            expected("bvh/mixamo_freebvh.bvh", "Left", "Right", &MIXAMO),
+            expected(
+                "gltf/CesiumMan.glb",
+                "L",
+                "R",
+                &[
+                    ("hips", "Skeleton_torso_joint_1"),
+                    ("spine", "Skeleton_torso_joint_2"),
+                    ("head", "Skeleton_neck_joint_2"),
+                    ("leftUpperArm", "Skeleton_arm_joint_L__4_"),
+                    ("leftLowerArm", "Skeleton_arm_joint_L__3_"),
+                    ("leftHand", "Skeleton_arm_joint_L__2_"),
+                    ("rightUpperArm", "Skeleton_arm_joint_R"),
+                    ("rightLowerArm", "Skeleton_arm_joint_R__2_"),
+                    ("rightHand", "Skeleton_arm_joint_R__3_"),
+                    ("@UpperLeg", "leg_joint_@_1"),
+                    ("@LowerLeg", "leg_joint_@_2"),
+                    ("@Foot", "leg_joint_@_3"),
+                ],
+            ),
+            expected(
+                "gltf/RiggedFigure.glb",
+                "L",
+                "R",
+                &[
+                    ("hips", "torso_joint_1"),
+                    ("spine", "torso_joint_2"),
+                    ("head", "neck_joint_2"),
+                    ("@UpperArm", "arm_joint_@_1"),
+                    ("@LowerArm", "arm_joint_@_2"),
+                    ("@Hand", "arm_joint_@_3"),
+                    ("@UpperLeg", "leg_joint_@_1"),
+                    ("@LowerLeg", "leg_joint_@_2"),
+                    ("@Foot", "leg_joint_@_3"),
+                ],
+            ),
+            // The legs hang from Body; the feet from the root; no hand joint.
+            expected(
+                "gltf/RobotExpressive.glb",
+                "L",
+                "R",
+                &[
+                    ("hips", "Body"),
+                    ("spine", "Hips"),
+                    ("head", "Head"),
+                    ("@UpperArm", "UpperArm.@"),
+                    ("@LowerArm", "LowerArm.@"),
+                    ("@UpperLeg", "UpperLeg.@"),
+                    ("@LowerLeg", "LowerLeg.@"),
+                ],
+            ),
+            expected(
+                "gltf/mannequiny.glb",
+                "l",
+                "r",
+                &[
+                    ("hips", "pelvis"),
+                    ("spine", "spine_01"),
+                    ("head", "head"),
+                    ("@UpperArm", "upperarm.@"),
+                    ("@LowerArm", "lowerarm.@"),
+                    ("@Hand", "hand.@"),
+                    ("@UpperLeg", "thigh.@"),
+                    ("@LowerLeg", "calf.@"),
+                    ("@Foot", "foot.@"),
+                ],
+            ),
+            // Biovision: Collar = shoulder, Shoulder = upper arm, Wrist = hand, Hip = upper leg.
+            expected(
+                "bvh/mocapbank_walk.bvh",
+                "Left",
+                "Right",
+                &[
+                    ("hips", "Hips"),
+                    ("spine", "Chest"),
+                    ("head", "Head"),
+                    ("@UpperArm", "@Shoulder"),
+                    ("@LowerArm", "@Elbow"),
+                    ("@Hand", "@Wrist"),
+                    ("@UpperLeg", "@Hip"),
+                    ("@LowerLeg", "@Knee"),
+                    ("@Foot", "@Ankle"),
+                ],
+            ),
+            expected(
+                "bvh/cmu_131_01_3dsmax.bvh",
+                "Left",
+                "Right",
+                &[
+                    ("hips", "Hips"),
+                    ("spine", "lowerback"),
+                    ("head", "Head"),
+                    ("@UpperArm", "@Shoulder"),
+                    ("@LowerArm", "@Elbow"),
+                    ("@Hand", "@Wrist"),
+                    ("@UpperLeg", "@Hip"),
+                    ("@LowerLeg", "@Knee"),
+                    ("@Foot", "@Ankle"),
+                ],
+            ),
+        ];
+        for dir in ["vrm", "hanim"] {
+            let mut files: Vec<_> = std::fs::read_dir(corpus().join(dir))
+                .unwrap()
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| ["vrm", "x3d", "x3dv", "wrl"].contains(&e))
+                })
+                .collect();
+            files.sort();
+            for path in files {
+                let name = format!("{dir}/{}", path.file_name().unwrap().to_str().unwrap());
+                rigs.extend(declared(&name));
+            }
+        }
+        rigs
+    }
+
+    /// Not yet 0: what is left (printed as `WRONG …` lines) is the shape alone on bare
+    /// `joint_N` names: RobotExpressive turned to face −Z (its feet hang outside the legs, so
+    /// nothing tells the facing but the glTF convention), and H-Anim's StandardHumanoid and
+    /// joe_1.1 in the A-pose (the sternoclavicular/acromioclavicular shoulders and midcarpal
+    /// hands). The bound only goes down.
+    #[test]
+    fn every_corpus_rig_maps_the_same_in_every_variant() {
+        assert_wrong_at_most(&rigs(), (18, 45));
+    }
+}

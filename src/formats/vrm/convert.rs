@@ -181,6 +181,7 @@ pub fn prepare(
         }
         (None, Format::Vrm1) => {
             options.meta.check()?;
+            turn_to_face_plus_z(&mut document, &mut diagnostics)?;
             add_vrmc_vrm(&mut document, &options.meta, &mut diagnostics)?;
             drop_redundant_ext(&mut document, &mut diagnostics)?;
             super::gaze::take_from_document(&mut document, &mut diagnostics)?;
@@ -197,6 +198,28 @@ pub fn prepare(
         }
     }
     Ok((document, diagnostics))
+}
+
+/// A glTF humanoid that faces −Z (its left limbs on −X) turned 180° about +Y, as the 0.x
+/// migration turns a model (every node, vertex, normal, inverse bind matrix and animation key):
+/// VRM 1.0 requires +Z, and three-vrm plays VRMA on a model as if it faced +Z.
+fn turn_to_face_plus_z(document: &mut Document, diagnostics: &mut Diagnostics) -> Result<(), Error> {
+    let asset = crate::formats::gltf::humanoid::asset_from_document(document)?.asset;
+    let Some(humanoid) = asset.humanoids.first() else {
+        return Ok(());
+    };
+    if super::validate::facing_of(&asset.skeleton, &humanoid.bones) != Some(super::Facing::MinusZ) {
+        return Ok(());
+    }
+    super::migrate::refuse_compressed(document)?;
+    let source = document.clone();
+    super::migrate::turn_scene(&source, document, diagnostics)?;
+    diagnostics.info(
+        "VRM_TURNED",
+        "/nodes",
+        "the model faced −Z (its left limbs on −X); turned 180° about +Y to face +Z as VRM 1.0 requires (every node, vertex and animation key)",
+    );
+    Ok(())
 }
 
 /// The bone map a VRM 1.0 or VRMA document declares, as (bone, node) in bone order.
@@ -385,7 +408,7 @@ fn add_vrmc_vrm(
         .collect();
     if !missing.is_empty() {
         return Err(Error::unsupported(format!(
-            "{}: cannot write VRM 1.0: {} required bone(s) are not mapped: {}",
+            "{}: cannot write VRM 1.0: {} required bone(s) are not mapped: {} (VRM needs them; map them with --map TABLE, see `humanoid map FILE`, or write glTF with --to glb)",
             path.display(),
             missing.len(),
             missing.join(", ")
@@ -394,6 +417,31 @@ fn add_vrmc_vrm(
     let mut human_bones = Map::new();
     let mut bones = def.bones.clone();
     bones.sort_by_key(|(bone, _)| bone.index());
+    // Canonical order puts each parent before its child, so one pass drops the whole chain
+    // below a missing bone that VRM requires ("Needs Parent Bone").
+    let mut kept: Vec<HumanBone> = Vec::new();
+    let mut dropped: Vec<&str> = Vec::new();
+    bones.retain(|(bone, _)| {
+        let orphan = super::validate::needs_parent(*bone)
+            && bone.parent().is_some_and(|p| !kept.contains(&p));
+        if orphan {
+            dropped.push(bone.as_str());
+        } else {
+            kept.push(*bone);
+        }
+        !orphan
+    });
+    if !dropped.is_empty() {
+        diagnostics.warn(
+            "VRM_BONE_DROPPED",
+            format!("/extensions/{VRMC_VRM}/humanoid/humanBones"),
+            format!(
+                "{} mapped bone(s) left out of the VRM humanoid: VRM allows them only where the bone before them is mapped too: {}",
+                dropped.len(),
+                dropped.join(", ")
+            ),
+        );
+    }
     for (bone, node) in &bones {
         human_bones.insert(bone.as_str().to_owned(), json!({ "node": node }));
     }

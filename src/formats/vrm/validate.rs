@@ -67,7 +67,7 @@ pub fn check(
 
 /// Bones whose table parent must exist for them to exist (VRM 1.0 humanoid.md, "Needs Parent
 /// Bone: Yes").
-fn needs_parent(bone: HumanBone) -> bool {
+pub(crate) fn needs_parent(bone: HumanBone) -> bool {
     use HumanBone::*;
     let name = bone.as_str();
     bone == UpperChest

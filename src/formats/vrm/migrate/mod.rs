@@ -175,10 +175,10 @@ fn vrm0_extension(document: &Document) -> Result<&Map<String, Value>, Error> {
 
 /// Refuses compressed geometry ([`compression::EXTENSIONS`]), which cannot be turned
 /// without decoding it.
-fn refuse_compressed(document: &Document) -> Result<(), Error> {
+pub(crate) fn refuse_compressed(document: &Document) -> Result<(), Error> {
     match compression::used_by(document) {
         Some(name) => Err(Error::unsupported(format!(
-            "{}: {name} geometry cannot be turned to face +Z without decoding it, so the VRM 0.x model cannot be migrated; decompress the file first",
+            "{}: {name} geometry cannot be turned to face +Z without decoding it, so the model cannot be migrated or turned; decompress the file first",
             document.path().display()
         ))),
         None => Ok(()),

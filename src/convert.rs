@@ -175,7 +175,7 @@ fn convert_document(
             .extensions
             .as_ref()
             .is_some_and(|e| e.contains_key(ext::NAME));
-    let needs_humanoid = matches!(target, Format::Vrm1 | Format::Vrma);
+    let needs_humanoid = matches!(target, Format::Vrm1 | Format::Vrm0 | Format::Vrma);
     // A normalised rig rests in the canonical T-pose: what EXT_skeleton_humanoid declares.
     if !declares && (options.mapping.is_some() || needs_humanoid || options.normalize.is_some()) {
         let builtin;

@@ -397,7 +397,7 @@ fn corpus_vrm1_files_with_rest_rotations_are_refused() {
                 && error.contains("VRM 0.x bones have no rest rotation and no scale")
                 && error.contains(&format!("but {rotated} humanoid bone(s) have one"))
                 && error.contains("° about (")
-                && error.contains("--normalize"),
+                && error.contains("--to vrm1"),
             "{name}: {error}"
         );
         checked += 1;

@@ -186,6 +186,15 @@ pub fn prepare(
             drop_redundant_ext(&mut document, &mut diagnostics)?;
             super::gaze::take_from_document(&mut document, &mut diagnostics)?;
         }
+        (None, Format::Vrm0) => {
+            // A plain glTF humanoid becomes VRM 1.0 first (bone map, meta, facing), then takes
+            // the downgrade as any VRM 1.0 does.
+            let (vrm1, found) = prepare(document, from_vrm_file, Format::Vrm1, options)?;
+            diagnostics.extend(found);
+            let (downgraded, found) = super::downgrade::downgrade_vrm1_to_vrm0(&vrm1)?;
+            document = downgraded;
+            diagnostics.extend(found);
+        }
         (Some(found), target) => {
             return Err(Error::unsupported(format!(
                 "{path}: writing {target} from a {found} file is not built yet"

@@ -60,7 +60,7 @@ pub(super) fn refuse_rest_transforms(
         shown.push(format!("and {} more", offenders.len() - SHOWN));
     }
     Err(Error::unsupported(format!(
-        "{}: VRM 0.x bones have no rest rotation and no scale, but {bone_count} humanoid bone(s){} have one: {}; VRM 0.x cannot hold such a rest (`--normalize` rebases the pose on the T-pose but keeps the bones' rest rotations): keep the model as VRM 1.0",
+        "{}: VRM 0.x bones have no rest rotation and no scale, but {bone_count} humanoid bone(s){} have one: {}; VRM 0.x cannot hold such a rest, and baking it away (new inverse bind matrices and animation keys) is not built yet; rebasing on the T-pose keeps the rest rotations: keep the model as VRM 1.0 (`--to vrm1`) or write glTF (`--to glb`)",
         document.path().display(),
         if other_count == 0 {
             String::new()

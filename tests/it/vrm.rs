@@ -680,3 +680,115 @@ mod oracle {
         );
     }
 }
+
+/// Issue 15: a plain glTF humanoid written as VRM (1.0 or 0.x) — the facing turn, the bones VRM
+/// allows only after their parent, and VRM 0.x made through VRM 1.0. Positions are compared with
+/// three-vrm's reading of the output (an independent client) against our reading of the input.
+#[cfg(feature = "corpus")]
+mod from_plain_gltf {
+    use serde_json::Value;
+
+    use crate::util::{humanoid, humanoid_ok, khronos_validate, s, shared, temp_dir, three_vrm};
+
+    /// bone → world position in a `rest` object (`pose --json` or the oracle's).
+    fn positions(rest: &Value) -> Vec<(String, [f64; 3])> {
+        rest.as_object()
+            .unwrap()
+            .iter()
+            .map(|(bone, v)| {
+                let p: Vec<f64> = v["p"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect();
+                (bone.clone(), [p[0], p[1], p[2]])
+            })
+            .collect()
+    }
+
+    /// The largest distance between the input's bones (turned by `sign` about +Y) and three-vrm's.
+    fn worst(input: &[(String, [f64; 3])], oracle: &[(String, [f64; 3])], sign: f64) -> f64 {
+        input
+            .iter()
+            .map(|(bone, p)| {
+                let q = oracle
+                    .iter()
+                    .find(|(b, _)| b == bone)
+                    .unwrap_or_else(|| panic!("three-vrm has no {bone}"))
+                    .1;
+                ((sign * p[0] - q[0]).powi(2)
+                    + (p[1] - q[1]).powi(2)
+                    + (sign * p[2] - q[2]).powi(2))
+                .sqrt()
+            })
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn a_glb_facing_minus_z_is_turned_for_vrm1() {
+        // Soldier (Mixamo names) faces −Z: before, the VRM 1.0 written from it faced −Z and
+        // our own validate rejected it (VRM_FACING).
+        let dir = temp_dir();
+        let input = shared().join("corpus/gltf/Soldier.glb");
+        let out = dir.path().join("soldier.vrm");
+        let run = humanoid_ok(&["convert", s(&input), s(&out), "--to", "vrm1"]);
+        assert!(run.stdout.contains("VRM_TURNED"), "{}", run.stdout);
+        humanoid_ok(&["validate", s(&out)]);
+        let rest: Value =
+            serde_json::from_str(&humanoid_ok(&["pose", "--json", s(&input)]).stdout).unwrap();
+        let oracle = three_vrm(&["--vrm", s(&out), "--rest"]).expect("three-vrm loads it");
+        let error = worst(&positions(&rest["rest"]), &positions(&oracle["rest"]), -1.0);
+        assert!(
+            error < 1e-4,
+            "every bone turned 180° about +Y: off by {error} m"
+        );
+        let (errors, _, messages) = khronos_validate(&out);
+        assert_eq!(errors, 0, "{messages:?}");
+    }
+
+    #[test]
+    fn a_distal_without_its_intermediate_is_left_out_of_the_vrm() {
+        // marvin maps l_thumb1 and l_thumb3 (no l_thumb2): VRM allows a distal bone only after
+        // its parent. Before, the VRM was written and our validate rejected it.
+        let dir = temp_dir();
+        let out = dir.path().join("marvin.vrm");
+        let input = shared().join("corpus/hanim/marvin_005.wrl");
+        let run = humanoid_ok(&["convert", s(&input), s(&out), "--to", "vrm1"]);
+        assert!(
+            run.stdout.contains("VRM_BONE_DROPPED") && run.stdout.contains("leftThumbDistal"),
+            "{}",
+            run.stdout
+        );
+        let validated = humanoid(&["validate", s(&out)]);
+        assert_eq!(
+            validated.code, 0,
+            "{}{}",
+            validated.stdout, validated.stderr
+        );
+        let oracle = three_vrm(&["--vrm", s(&out), "--rest"]).expect("three-vrm loads it");
+        assert!(oracle["rest"].get("leftThumbDistal").is_none());
+        assert!(oracle["rest"].get("leftThumbMetacarpal").is_some());
+    }
+
+    #[test]
+    fn vrm0_from_a_bvh_goes_through_vrm1() {
+        // Before: "writing vrm0 from a plain glTF file is not built yet".
+        let dir = temp_dir();
+        let input = shared().join("corpus/bvh/mocapbank_walk.bvh");
+        let out = dir.path().join("walk.vrm");
+        humanoid_ok(&["convert", s(&input), s(&out), "--to", "vrm0"]);
+        let inspected: Value =
+            serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(&out)]).stdout).unwrap();
+        assert_eq!(inspected["format"], "vrm0", "{inspected}");
+        humanoid_ok(&["validate", s(&out)]);
+        let rest: Value =
+            serde_json::from_str(&humanoid_ok(&["pose", "--json", s(&input)]).stdout).unwrap();
+        let oracle = three_vrm(&["--vrm", s(&out), "--rest"]).expect("three-vrm loads it");
+        // The BVH faces +Z; VRM 0.x faces −Z.
+        let error = worst(&positions(&rest["rest"]), &positions(&oracle["rest"]), -1.0);
+        assert!(error < 1e-4, "off by {error} m");
+        let (errors, _, messages) = khronos_validate(&out);
+        assert_eq!(errors, 0, "{messages:?}");
+    }
+}

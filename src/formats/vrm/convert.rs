@@ -212,7 +212,10 @@ pub fn prepare(
 /// A glTF humanoid that faces −Z (its left limbs on −X) turned 180° about +Y, as the 0.x
 /// migration turns a model (every node, vertex, normal, inverse bind matrix and animation key):
 /// VRM 1.0 requires +Z, and three-vrm plays VRMA on a model as if it faced +Z.
-fn turn_to_face_plus_z(document: &mut Document, diagnostics: &mut Diagnostics) -> Result<(), Error> {
+fn turn_to_face_plus_z(
+    document: &mut Document,
+    diagnostics: &mut Diagnostics,
+) -> Result<(), Error> {
     let asset = crate::formats::gltf::humanoid::asset_from_document(document)?.asset;
     let Some(humanoid) = asset.humanoids.first() else {
         return Ok(());

@@ -279,7 +279,7 @@ fn a_rest_rotation_is_refused_with_the_bone_named() {
     for part in [
         "hand.vrm: VRM 0.x bones have no rest rotation and no scale, but 1 humanoid bone(s) have one",
         "leftUpperLeg (node 11 \"leftUpperLeg\"): rotation 180.0° about (1, 0, 0)",
-        "`--normalize`",
+        "`--to vrm1`",
     ] {
         assert!(message.contains(part), "{part:?} not in {message}");
     }

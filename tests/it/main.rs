@@ -10,6 +10,8 @@ mod godot;
 mod hanim;
 mod mannequin;
 mod mapping;
+#[cfg(feature = "corpus")]
+mod matrix;
 mod outputs;
 mod retarget;
 mod sockets;

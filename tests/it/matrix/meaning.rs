@@ -159,6 +159,21 @@ fn lengths(p: &Positions) -> BTreeMap<String, f64> {
         .collect()
 }
 
+/// +1 when the model faces +Z (left limbs on +X), −1 when it faces −Z.
+fn facing(p: &Positions) -> Option<i8> {
+    [
+        ("leftUpperArm", "rightUpperArm"),
+        ("leftUpperLeg", "rightUpperLeg"),
+        ("leftHand", "rightHand"),
+        ("leftFoot", "rightFoot"),
+    ]
+    .iter()
+    .find_map(|(l, r)| {
+        let d = p.get(*l)?[0] - p.get(*r)?[0];
+        (d.abs() > 1e-4).then_some(if d > 0.0 { 1 } else { -1 })
+    })
+}
+
 fn turned(p: &Positions) -> Positions {
     p.iter()
         .map(|(b, v)| (b.clone(), [-v[0], v[1], -v[2]]))
@@ -249,7 +264,12 @@ pub fn compare(
     if in_rest.is_empty() {
         return Ok("not a humanoid: no mapped bone to compare".to_owned());
     }
-    let turn = source["facing"] != inspected["facing"];
+    // Which way each faces, from its bones (the left limbs lie on +X when facing +Z): a
+    // file's format may declare one facing while its model shows the other.
+    let turn = match (facing(&in_rest), facing(&out_rest)) {
+        (Some(a), Some(b)) => a != b,
+        _ => source["facing"] != inspected["facing"],
+    };
     let (in_rest, in_samples) = if turn {
         notes.push("turned to face +Z".to_owned());
         (turned(&in_rest), in_samples.iter().map(turned).collect())

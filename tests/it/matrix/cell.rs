@@ -95,7 +95,11 @@ pub fn inspect(path: &Path, extra: &[&str]) -> Result<Value, String> {
     args.extend_from_slice(extra);
     let run = run_str(&args);
     if run.code != 0 {
-        return Err(format!("inspect exit {}: {}", run.code, first_line(&run.stderr)));
+        return Err(format!(
+            "inspect exit {}: {}",
+            run.code,
+            first_line(&run.stderr)
+        ));
     }
     serde_json::from_str(&run.stdout).map_err(|e| format!("inspect JSON: {e}"))
 }
@@ -185,7 +189,13 @@ fn output_path(work: &Path, input: &Input, output: Output, suffix: &str) -> Path
     let folder: String = input
         .label
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let dir = work.join(folder).join(format!("{}{suffix}", output.to));
     std::fs::create_dir_all(&dir).expect("cell folder");
@@ -230,7 +240,9 @@ pub fn convert_and_check(input: &Input, facts: &Facts, output: Output, work: &Pa
             1 if !first_line(&run.stderr).is_empty() => {
                 Status::Refused(format!("unreadable input: {}", first_line(&run.stderr)))
             }
-            code => Status::Fail(format!("input does not inspect ({e}) but convert exits {code}")),
+            code => Status::Fail(format!(
+                "input does not inspect ({e}) but convert exits {code}"
+            )),
         };
         return cell;
     }
@@ -276,10 +288,7 @@ pub fn convert_and_check(input: &Input, facts: &Facts, output: Output, work: &Pa
         }
         -2 => cell.status = Status::Fail("hung (killed after 120 s)".into()),
         code => {
-            cell.status = Status::Fail(format!(
-                "exit {code}: {}",
-                first_line(&converted.stderr)
-            ))
+            cell.status = Status::Fail(format!("exit {code}: {}", first_line(&converted.stderr)))
         }
     }
     cell
@@ -315,7 +324,13 @@ fn check_ok(
             .unwrap_or_default()
             .iter()
             .filter(|d| d["severity"] == "error")
-            .map(|d| format!("{} {}", d["code"].as_str().unwrap_or(""), d["message"].as_str().unwrap_or("")))
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d["code"].as_str().unwrap_or(""),
+                    d["message"].as_str().unwrap_or("")
+                )
+            })
             .take(2)
             .collect();
         cell.fail(format!(
@@ -350,8 +365,11 @@ fn check_ok(
         if input.kind == Kind::Bvh {
             let frames = |p: &Path| {
                 std::fs::read_to_string(p).ok().and_then(|t| {
-                    t.lines()
-                        .find_map(|l| l.trim().strip_prefix("Frames:").map(|n| n.trim().to_owned()))
+                    t.lines().find_map(|l| {
+                        l.trim()
+                            .strip_prefix("Frames:")
+                            .map(|n| n.trim().to_owned())
+                    })
                 })
             };
             let (a, b) = (frames(&input.path), frames(out));

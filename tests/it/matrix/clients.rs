@@ -88,7 +88,11 @@ fn validator(cells: &mut [Cell], inputs: &[Input], threads: usize) {
         reports.get(file).map(|r| {
             r["errorCodes"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|c| c.as_str().map(String::from)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|c| c.as_str().map(String::from))
+                        .collect()
+                })
                 .unwrap_or_default()
         })
     };
@@ -110,7 +114,9 @@ fn validator(cells: &mut [Cell], inputs: &[Input], threads: usize) {
                 let new: Vec<&String> = after.difference(&before).collect();
                 if !new.is_empty() {
                     let messages = reports[&out]["messages"].to_string();
-                    cell.fail(format!("Khronos validator: new error(s) {new:?}: {messages}"));
+                    cell.fail(format!(
+                        "Khronos validator: new error(s) {new:?}: {messages}"
+                    ));
                 }
             }
         }
@@ -122,7 +128,10 @@ fn three_vrm(cells: &mut [Cell]) {
         return;
     };
     let corpus = shared().join("corpus/vrm");
-    let models = [corpus.join("debug_robot.vrm"), corpus.join("Godette_vrm_v4.vrm")];
+    let models = [
+        corpus.join("debug_robot.vrm"),
+        corpus.join("Godette_vrm_v4.vrm"),
+    ];
     let jobs: Vec<usize> = cells
         .iter()
         .enumerate()

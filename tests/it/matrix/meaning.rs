@@ -46,7 +46,9 @@ fn parent(bone: &str) -> Option<&'static str> {
         b if b.ends_with("ThumbProximal") => {
             return Some(leak(b.replace("ThumbProximal", "ThumbMetacarpal")))
         }
-        b if b.ends_with("ThumbDistal") => return Some(leak(b.replace("ThumbDistal", "ThumbProximal"))),
+        b if b.ends_with("ThumbDistal") => {
+            return Some(leak(b.replace("ThumbDistal", "ThumbProximal")))
+        }
         b if b.ends_with("Proximal") => return Some(leak(format!("{}Hand", side(b)))),
         b if b.ends_with("Intermediate") => {
             return Some(leak(b.replace("Intermediate", "Proximal")))
@@ -86,7 +88,11 @@ fn pose(
     map: &[String],
     clip: Option<(&str, &[f64])>,
 ) -> Result<(Positions, Vec<Positions>), String> {
-    let mut args: Vec<String> = vec!["pose".into(), "--json".into(), path.to_str().unwrap().into()];
+    let mut args: Vec<String> = vec![
+        "pose".into(),
+        "--json".into(),
+        path.to_str().unwrap().into(),
+    ];
     args.extend(map.iter().cloned());
     if let Some((name, times)) = clip {
         args.push("--clip".into());
@@ -114,7 +120,11 @@ fn pose(
         return Ok((Positions::new(), Vec::new()));
     }
     if r.code != 0 {
-        return Err(format!("pose {}: {}", path.display(), first_line(&r.stderr)));
+        return Err(format!(
+            "pose {}: {}",
+            path.display(),
+            first_line(&r.stderr)
+        ));
     }
     let v: Value = serde_json::from_str(&r.stdout).map_err(|e| format!("pose JSON: {e}"))?;
     let samples = v["samples"]
@@ -182,9 +192,16 @@ fn turned(p: &Positions) -> Positions {
 
 /// The clip of the output that carries the input's clip `name`: the one of the same name, else
 /// the only one.
-fn matching_clip(name: &str, index: usize, in_count: usize, out_clips: &[(String, f64)]) -> Option<(String, f64)> {
+fn matching_clip(
+    name: &str,
+    index: usize,
+    in_count: usize,
+    out_clips: &[(String, f64)],
+) -> Option<(String, f64)> {
     let plain = |n: &str| -> String {
-        n.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+        n.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect()
     };
     out_clips
         .iter()
@@ -254,12 +271,14 @@ pub fn compare(
     let (in_rest, in_samples) = pose(
         &input.path,
         &map,
-        clip.as_ref().map(|(n, _, _, _)| (n.as_str(), times.as_slice())),
+        clip.as_ref()
+            .map(|(n, _, _, _)| (n.as_str(), times.as_slice())),
     )?;
     let (out_rest, out_samples) = pose(
         out,
         &[],
-        clip.as_ref().map(|(_, _, n, _)| (n.as_str(), times.as_slice())),
+        clip.as_ref()
+            .map(|(_, _, n, _)| (n.as_str(), times.as_slice())),
     )?;
     if in_rest.is_empty() {
         return Ok("not a humanoid: no mapped bone to compare".to_owned());
@@ -287,10 +306,12 @@ pub fn compare(
         .unwrap_or_default();
     let joint_of = super::cell::bones(source);
     let reported = |bone: &str| {
-        let joint = joint_of.iter().find(|(b, _)| b == bone).map(|(_, j)| j.as_str());
-        said.iter().any(|m| {
-            m.contains(bone) || joint.is_some_and(|j| !j.is_empty() && m.contains(j))
-        })
+        let joint = joint_of
+            .iter()
+            .find(|(b, _)| b == bone)
+            .map(|(_, j)| j.as_str());
+        said.iter()
+            .any(|m| m.contains(bone) || joint.is_some_and(|j| !j.is_empty() && m.contains(j)))
     };
     let lost: Vec<&String> = in_rest
         .keys()
@@ -300,12 +321,21 @@ pub fn compare(
         return Err(format!(
             "{} mapped bone(s) lost without a word: {}",
             lost.len(),
-            lost.iter().take(6).map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            lost.iter()
+                .take(6)
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
-    let dropped = in_rest.keys().filter(|b| !out_rest.contains_key(*b)).count();
+    let dropped = in_rest
+        .keys()
+        .filter(|b| !out_rest.contains_key(*b))
+        .count();
     if dropped > 0 {
-        notes.push(format!("{dropped} bone(s) the format cannot hold dropped and reported"));
+        notes.push(format!(
+            "{dropped} bone(s) the format cannot hold dropped and reported"
+        ));
     }
     let (rest_error, rest_bone) = worst(&in_rest, &out_rest);
     if rest_error > TOLERANCE {
@@ -331,7 +361,9 @@ pub fn compare(
                 "rest moved: {rest_bone} by {rest_error:.5} m (hips by {hips:.5} m, bone length {length_bone} by {length_error:.5} m)"
             ));
         }
-        notes.push(format!("rest rebased (up to {rest_error:.3} m at {rest_bone})"));
+        notes.push(format!(
+            "rest rebased (up to {rest_error:.3} m at {rest_bone})"
+        ));
     }
     if let Some((name, duration, out_name, out_duration)) = &clip {
         // A BVH holds frames at one rate: its clip may end up to half a frame from the input's.

@@ -463,7 +463,16 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
             Vec::new(),
         ),
     };
-    if let Some(mapping) = &options.mapping {
+    if target.is_hanim() {
+        if !input_format(input)?.is_hanim() {
+            map_for_hanim(
+                &mut read.asset,
+                input,
+                options.mapping.as_ref(),
+                &mut read.diagnostics,
+            )?;
+        }
+    } else if let Some(mapping) = &options.mapping {
         mapping
             .attach(&mut read.asset, input)?
             .note("", &mut read.diagnostics);
@@ -475,6 +484,31 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
         diagnostics: read.diagnostics,
         bvh_layout,
     })
+}
+
+/// The rig of a file going to H-Anim, mapped so the writer can name its joints by H-Anim (an
+/// H-Anim input's names already are): the humanoid the file declares; else the tables of
+/// `--map` (or the built-in ones) and the auto-mapper, as `retarget` maps, said in one line
+/// (`HUMANOID_MAPPED`). The one place this policy is decided for H-Anim outputs.
+///
+/// # Errors
+/// The rig is not a humanoid: H-Anim holds humanoids, so the conversion is refused with what
+/// to do instead.
+fn map_for_hanim(
+    asset: &mut crate::Asset,
+    input: &Path,
+    mapping: Option<&RigMapping>,
+    diagnostics: &mut Diagnostics,
+) -> Result<(), Error> {
+    match crate::mapping::policy::map_humanoid(asset, input, mapping) {
+        Ok(mapped) => {
+            mapped.note("", diagnostics);
+            Ok(())
+        }
+        Err(e) => Err(Error::unsupported(format!(
+            "{e}. An H-Anim file holds a humanoid whose joints carry H-Anim names: convert this rig to .glb instead, or map its joints with --map TABLE.toml (`humanoid map FILE -o TABLE.toml` writes one to edit)"
+        ))),
+    }
 }
 
 /// Turns the `weights` tracks on a glTF node that draws meshes into weight tracks on those

@@ -212,14 +212,14 @@ fn h_anim_sites_become_virtual_transforms_at_their_world_positions() {
 /// nodes' rest, `Σ w · W_j · IBM_j · v`, and its influences `(joint name, weight / Σ w)`; and
 /// every skin joint's rest world position.
 #[cfg(feature = "corpus")]
-struct RestSkin {
-    positions: Vec<glam::DVec3>,
-    influences: Vec<Vec<(String, f64)>>,
-    joints: std::collections::BTreeMap<String, glam::DVec3>,
+pub(crate) struct RestSkin {
+    pub(crate) positions: Vec<glam::DVec3>,
+    pub(crate) influences: Vec<Vec<(String, f64)>>,
+    pub(crate) joints: std::collections::BTreeMap<String, glam::DVec3>,
 }
 
 #[cfg(feature = "corpus")]
-fn rest_skin(path: &std::path::Path) -> RestSkin {
+pub(crate) fn rest_skin(path: &std::path::Path) -> RestSkin {
     use glam::{DMat4, DVec3};
     let gltf = gltf::Gltf::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let blob = gltf.blob.clone().expect("a GLB");

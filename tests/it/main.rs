@@ -8,6 +8,7 @@ mod cli_messages;
 mod corpus;
 mod godot;
 mod hanim;
+mod hanim_names;
 mod mannequin;
 mod mapping;
 #[cfg(feature = "corpus")]

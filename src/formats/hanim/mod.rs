@@ -74,6 +74,7 @@ mod classic;
 mod displacer;
 mod fields;
 mod figure;
+mod frame;
 mod geometry;
 mod interface;
 mod lexer;
@@ -643,6 +644,22 @@ pub fn write_with_diagnostics(
     };
     let mut diagnostics = Diagnostics::new();
     let plan = plan::plan(asset, options, generation, &mut diagnostics)?;
+    let tops: Vec<&str> = plan
+        .joints
+        .iter()
+        .filter(|j| j.parent.is_none())
+        .map(|j| j.name.as_str())
+        .collect();
+    diagnostics.info(
+        "HANIM_JOINTS_WRITTEN",
+        "",
+        format!(
+            "{} joints written (top: {}; LOA {})",
+            plan.joints.len(),
+            tops.join(", "),
+            plan.loa
+        ),
+    );
     let text = match format {
         Format::X3d => write_xml::write(&plan, &options.generator),
         Format::X3dv => {

@@ -31,6 +31,7 @@ use std::collections::HashMap;
 use glam::{DQuat, Quat, Vec3};
 
 use super::fields::to_axis_angle;
+use super::frame::{self, HumanoidFrame};
 use super::names::{self, Generation};
 use super::plan_mesh::{plan_meshes, PlannedMeshes};
 use super::WriteOptions;
@@ -53,6 +54,9 @@ pub(crate) struct PlannedJoint {
     pub parent: Option<usize>,
     /// `center`: the rest world position.
     pub center: [f32; 3],
+    /// `scaleOrientation` (axis, angle) of a joint whose scale is animated: its rest world
+    /// rotation, so the scale acts along the source joint's own axes.
+    pub scale_orientation: Option<[f32; 4]>,
 }
 
 /// One site to write.
@@ -154,6 +158,8 @@ pub(crate) struct Plan {
     pub def: String,
     /// `info` strings.
     pub info: Vec<String>,
+    /// The humanoid's `translation`, `rotation` and `scale` (`None`: the identity).
+    pub transform: Option<HumanoidFrame>,
     /// The level of articulation the joints conform to (-1: none).
     pub loa: i64,
     /// Joints, parents first.
@@ -187,7 +193,13 @@ pub(crate) fn plan(
             options.fps
         )));
     }
-    let written = written_joints(asset);
+    let all = written_joints(asset);
+    let folded = frame::fold(asset, &all, options, diagnostics);
+    let asset = folded.asset.as_ref().unwrap_or(asset);
+    let written: Vec<JointId> = all
+        .into_iter()
+        .filter(|j| !folded.nodes.contains(j))
+        .collect();
     let mut defs = Names::default();
     let joint_names = joint_names(asset, &written, generation, diagnostics)?;
     let mut index_of: HashMap<JointId, usize> = HashMap::new();
@@ -204,6 +216,7 @@ pub(crate) fn plan(
             name,
             parent,
             center: clean(center).to_array(),
+            scale_orientation: None,
         });
     }
     let scaled = written.iter().any(|j| {
@@ -221,11 +234,13 @@ pub(crate) fn plan(
         );
     }
     let loa = level_of_articulation(joints.iter().map(|j| j.name.as_str()));
+    top_joint(asset, &joints, generation, diagnostics);
     let sites = sites(
         asset,
         options,
         generation,
         &index_of,
+        folded.to_humanoid,
         &mut defs,
         diagnostics,
     );
@@ -240,7 +255,20 @@ pub(crate) fn plan(
         &mut |wanted| defs.unique(wanted),
         diagnostics,
     );
-    let clips = clips(asset, options, &index_of, &meshes, &mut defs, diagnostics)?;
+    let (clips, scale_orientations) = clips(
+        asset,
+        options,
+        &index_of,
+        &joints,
+        &meshes,
+        &mut defs,
+        diagnostics,
+    )?;
+    for (index, rotation) in scale_orientations {
+        if let Some(joint) = joints.get_mut(index) {
+            joint.scale_orientation = Some(rotation);
+        }
+    }
     let name = options
         .name
         .clone()
@@ -261,6 +289,7 @@ pub(crate) fn plan(
         name,
         def,
         info,
+        transform: folded.frame,
         loa,
         joints,
         sites,
@@ -292,7 +321,22 @@ fn written_joints(asset: &Asset) -> Vec<JointId> {
         .collect()
 }
 
-/// Joint names (module docs).
+/// Why a joint is written under the name it gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Why {
+    /// Its own name, a standard H-Anim name (in the target generation).
+    Standard,
+    /// The H-Anim name of the canonical bone it is mapped to.
+    Mapped(HumanBone),
+    /// Its own non-standard name, made valid.
+    Own,
+    /// Its own standard name, which an H-Anim reader would take for a bone it is not.
+    Collides,
+}
+
+/// Joint names (module docs): mapped joints first take their H-Anim names, then every other
+/// joint its own name (made valid: no whitespace or control characters; not the name of a
+/// bone it is not), each made unique. Every change is reported.
 fn joint_names(
     asset: &Asset,
     written: &[JointId],
@@ -307,6 +351,17 @@ fn joint_names(
             Generation::V2 => v2.to_owned(),
             Generation::V1 => names::to_v1(v2).unwrap_or(v2).to_owned(),
         }
+    };
+    // The bone's H-Anim name: its first name in the hanim-2 table (what a reader takes first).
+    let bone_name = |bone: HumanBone| -> Option<&'static str> {
+        hanim2?.names(bone).first().and_then(|n| names::to_v2(n))
+    };
+    // The bone an H-Anim reader takes a standard (2.0) name for.
+    let read_as = |v2: &str| hanim2.and_then(|t| t.bone_for(v2));
+    let mapped_here = |bone: HumanBone| {
+        bones
+            .and_then(|b| b.get(bone))
+            .is_some_and(|j| written.contains(&j))
     };
     // H-Anim 1.x feet whose ball is `metatarsal` (EPFL's) are renamed by position, not by
     // X3DUOM's positional aliases, so the 2.0 file's `metatarsophalangeal_2` is still the ball.
@@ -329,57 +384,159 @@ fn joint_names(
             }
         }
     }
-    let mut used: Vec<String> = Vec::with_capacity(written.len());
-    let mut renamed = 0usize;
-    for joint in written {
-        let own = asset.skeleton.name(*joint).trim().to_owned();
-        if let Some(name) = shifted.get(&own) {
-            used.push(name.clone());
-            continue;
-        }
-        let from_bone = bones
-            .and_then(|b| b.bone_of(*joint))
-            .and_then(|bone| hanim2?.bones.iter().find(|(b, _)| *b == bone))
-            .and_then(|(_, names)| names.first())
-            .and_then(|n| names::to_v2(n));
-        let candidate = match names::to_v2(&own) {
-            Some(v2) => in_generation(v2),
-            None => match from_bone {
-                Some(v2) if !used.iter().any(|u| *u == in_generation(v2)) => {
-                    renamed += 1;
-                    in_generation(v2)
-                }
-                _ => own.clone(),
-            },
-        };
-        let candidate = if candidate.is_empty() {
-            format!("joint{}", joint.index())
-        } else {
-            candidate
-        };
+    let wanted: Vec<(String, Why)> = written
+        .iter()
+        .map(|joint| {
+            let own = asset.skeleton.name(*joint).trim();
+            if let Some(name) = shifted.get(own) {
+                return (name.clone(), Why::Standard);
+            }
+            let standard = names::to_v2(own);
+            match bones.and_then(|b| b.bone_of(*joint)) {
+                Some(bone) => match (standard, bone_name(bone)) {
+                    (Some(v2), Some(_)) if read_as(v2) == Some(bone) => {
+                        (in_generation(v2), Why::Standard)
+                    }
+                    (Some(v2), None) => (in_generation(v2), Why::Standard),
+                    (_, Some(v2)) => (in_generation(v2), Why::Mapped(bone)),
+                    (None, None) => (valid(own, joint.index()), Why::Own),
+                },
+                None => match standard {
+                    Some(v2) => match read_as(v2) {
+                        Some(bone) if !mapped_here(bone) || bone_name(bone) == Some(v2) => {
+                            (own.to_owned(), Why::Collides)
+                        }
+                        _ => (in_generation(v2), Why::Standard),
+                    },
+                    None => (valid(own, joint.index()), Why::Own),
+                },
+            }
+        })
+        .collect();
+    // Mapped joints claim their names first; the others, in order, take what is left.
+    let mut used: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut out: Vec<String> = vec![String::new(); written.len()];
+    let mapped_first = (0..written.len())
+        .filter(|i| matches!(wanted[*i].1, Why::Mapped(_)))
+        .chain((0..written.len()).filter(|i| !matches!(wanted[*i].1, Why::Mapped(_))));
+    let mut renamed = Vec::new();
+    let mut changed = Vec::new();
+    for i in mapped_first {
+        let (candidate, why) = &wanted[i];
         let mut name = candidate.clone();
         let mut n = 2;
-        while used.contains(&name) {
+        while used.contains(&name)
+            || (matches!(why, Why::Collides | Why::Own) && names::is_standard(&name))
+        {
             name = format!("{candidate}_{n}");
             n += 1;
         }
-        if name != candidate {
-            diagnostics.warn(
-                "HANIM_NAME_DEDUPLICATED",
-                "",
-                format!("a second joint named {candidate:?} is written as {name:?}"),
-            );
+        let own = asset.skeleton.name(written[i]);
+        if name != own {
+            let entry = (i, format!("{own:?} → {name:?}"));
+            match why {
+                Why::Mapped(bone) => renamed.push((i, format!("{} ({bone})", entry.1))),
+                Why::Standard if name == *candidate => renamed.push(entry),
+                Why::Collides => changed.push((
+                    i,
+                    format!(
+                        "{} (a standard name of a bone it is not mapped to)",
+                        entry.1
+                    ),
+                )),
+                _ if name == *candidate => changed.push((i, format!("{} (made valid)", entry.1))),
+                _ => changed.push((i, format!("{} (a second joint of that name)", entry.1))),
+            }
         }
-        used.push(name);
+        used.insert(name.clone());
+        out[i] = name;
     }
-    if renamed > 0 {
+    renamed.sort_by_key(|(i, _)| *i);
+    changed.sort_by_key(|(i, _)| *i);
+    if !renamed.is_empty() {
+        let list: Vec<&str> = renamed.iter().map(|(_, s)| s.as_str()).collect();
         diagnostics.info(
             "HANIM_JOINTS_RENAMED",
             "",
-            format!("{renamed} joint(s) named after their canonical bones (hanim-2 table)"),
+            format!(
+                "{} joint(s) named by H-Anim ({} names, the hanim-2 table): {}",
+                renamed.len(),
+                match generation {
+                    Generation::V2 => "HAnim 2.0",
+                    Generation::V1 => "H-Anim 1.x",
+                },
+                list.join(", ")
+            ),
         );
     }
-    Ok(used)
+    if !changed.is_empty() {
+        let list: Vec<&str> = changed.iter().map(|(_, s)| s.as_str()).collect();
+        diagnostics.warn(
+            "HANIM_NAME_DEDUPLICATED",
+            "",
+            format!(
+                "{} joint name(s) changed to stay valid and unique: {}",
+                changed.len(),
+                list.join(", ")
+            ),
+        );
+    }
+    Ok(out)
+}
+
+/// A joint's own name as an H-Anim name reads back unchanged: whitespace and control
+/// characters as `_` (a reader trims names and may join `l _hip` into `l_hip`); `joint<N>` for
+/// an empty one.
+fn valid(own: &str, index: usize) -> String {
+    let name: String = own
+        .chars()
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if name.is_empty() {
+        format!("joint{index}")
+    } else {
+        name
+    }
+}
+
+/// Reports a top joint that is not `humanoid_root` although the hips are mapped: a joint above
+/// the hips that carries skin weights, animation or a socket, or several child joints, stays a
+/// joint.
+fn top_joint(
+    asset: &Asset,
+    joints: &[PlannedJoint],
+    generation: Generation,
+    diagnostics: &mut Diagnostics,
+) {
+    let root = match generation {
+        Generation::V2 => "humanoid_root",
+        Generation::V1 => "HumanoidRoot",
+    };
+    let hips = asset
+        .humanoids
+        .first()
+        .and_then(|h| h.bones.get(HumanBone::Hips));
+    let tops: Vec<&str> = joints
+        .iter()
+        .filter(|j| j.parent.is_none())
+        .map(|j| j.name.as_str())
+        .collect();
+    if hips.is_some() && tops != [root] {
+        diagnostics.warn(
+            "HANIM_ROOT_NOT_TOP",
+            "",
+            format!(
+                "the skeleton's top joint(s) {} are not {root}: joints above the hips that carry skin weights, animation, a socket or several child joints stay joints",
+                tops.join(", ")
+            ),
+        );
+    }
 }
 
 /// The highest LOA whose every joint is present (-1 without `humanoid_root`).
@@ -405,6 +562,7 @@ fn sites(
     options: &WriteOptions,
     generation: Generation,
     index_of: &HashMap<JointId, usize>,
+    to_humanoid: glam::Mat4,
     defs: &mut Names,
     diagnostics: &mut Diagnostics,
 ) -> Vec<PlannedSite> {
@@ -461,7 +619,7 @@ fn sites(
         // its rest world transform.
         let rest = match socket.parent {
             Some(_) => skeleton.rest_world(parent).to_mat4(),
-            None => glam::Mat4::IDENTITY,
+            None => to_humanoid,
         };
         let world = crate::pose::socket::world(socket, rest, rest, VtMode::Aligned);
         if world.sheared {
@@ -506,16 +664,18 @@ fn clips(
     asset: &Asset,
     options: &WriteOptions,
     index_of: &HashMap<JointId, usize>,
+    joints: &[PlannedJoint],
     meshes: &PlannedMeshes,
     defs: &mut Names,
     diagnostics: &mut Diagnostics,
-) -> Result<Vec<PlannedClip>, Error> {
+) -> Result<(Vec<PlannedClip>, Vec<(usize, [f32; 4])>), Error> {
     let displacers = meshes
         .skin
         .as_ref()
         .map_or(&[][..], |s| s.displacers.as_slice());
     let skeleton = &asset.skeleton;
     let mut out = Vec::new();
+    let mut scale_orientations = Vec::new();
     for (clip_index, clip) in asset.clips.iter().enumerate() {
         let name = if clip.name.is_empty() {
             format!("clip{clip_index}")
@@ -612,8 +772,23 @@ fn clips(
                     }
                 }
                 Target::Scale => {
+                    // X3D scales along `scaleOrientation`, set to the joint's rest world
+                    // rotation: the scale relative to the rest, along the joint's own axes.
+                    let rest = rest_local.scale;
                     for s in locals.chunks_exact(3) {
-                        values.extend_from_slice(s);
+                        let &[x, y, z] = s else { continue };
+                        let relative = Vec3::new(x, y, z) / rest;
+                        let relative = if relative.is_finite() {
+                            relative
+                        } else {
+                            Vec3::new(x, y, z)
+                        };
+                        values.extend(relative.to_array());
+                    }
+                    let q = own_world.rotation.as_dquat().normalize();
+                    if !q.abs_diff_eq(DQuat::IDENTITY, 1e-7) {
+                        let [x, y, z, a] = to_axis_angle(q);
+                        scale_orientations.push((index, [x as f32, y as f32, z as f32, a as f32]));
                     }
                 }
                 Target::Weight => {}
@@ -622,7 +797,11 @@ fn clips(
                 .iter()
                 .map(|t| ((f64::from(*t) - f64::from(start.min(0.0))) / f64::from(cycle)) as f32)
                 .collect();
-            let joint_name = identifier(skeleton.name(joint));
+            let joint_name = identifier(
+                joints
+                    .get(index)
+                    .map_or(skeleton.name(joint), |j| j.name.as_str()),
+            );
             interpolators.push(PlannedInterpolator {
                 def: defs.unique(&format!("{def}_{joint_name}_{}", target.field())),
                 target,
@@ -648,7 +827,7 @@ fn clips(
             interpolators,
         });
     }
-    Ok(out)
+    Ok((out, scale_orientations))
 }
 
 /// The earliest and latest key of a clip.

@@ -454,6 +454,13 @@ fn ball_of_foot(asset: &Asset, foot: JointId, figure: &Figure) -> Option<(JointI
     // The two 1.x candidates when the foot has them, else the longest chain below the foot.
     let chain: Vec<JointId> = match (named("midtarsal"), named("metatarsal")) {
         (Some(mid), Some(meta)) => vec![mid, meta],
+        // The foot's only 1.x toe joint is its toes, whichever way the figure faces (a figure
+        // that faces −Z, against H-Anim's +Z, has its toes "behind" the ankle).
+        (Some(only), None) | (None, Some(only))
+            if reach(only) <= 0.01 * figure.transform.scale as f32 =>
+        {
+            return Some((only, "the foot's only 1.x toe joint".to_owned()));
+        }
         (Some(only), None) | (None, Some(only)) => vec![only],
         (None, None) => {
             let mut chain = Vec::new();

@@ -211,6 +211,14 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
         }
         out.push_str(" ]");
     }
+    if let Some(frame) = &plan.transform {
+        for (field, values) in frame.fields() {
+            out.push_str("\n  ");
+            out.push_str(field);
+            out.push(' ');
+            numbers(&mut out, &values);
+        }
+    }
     out.push('\n');
     let syntax = match flavour {
         Flavour::X3d => Syntax::Classic,
@@ -258,6 +266,12 @@ pub(crate) fn write(plan: &Plan, flavour: Flavour, generator: &str) -> String {
             out.push_str("center ");
             numbers(&mut out, &joint.center);
             out.push('\n');
+            if let Some(q) = &joint.scale_orientation {
+                indent(&mut out, level + 1);
+                out.push_str("scaleOrientation ");
+                numbers(&mut out, q);
+                out.push('\n');
+            }
             if let Some(weights) = plan_mesh::weights_of(&plan.meshes, index) {
                 indent(&mut out, level + 1);
                 out.push_str("skinCoordIndex [ ");

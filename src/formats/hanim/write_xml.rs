@@ -77,6 +77,15 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
         mfstring(&mut out, &plan.info);
         out.push('\'');
     }
+    if let Some(frame) = &plan.transform {
+        for (field, values) in frame.fields() {
+            out.push(' ');
+            out.push_str(field);
+            out.push_str("='");
+            numbers(&mut out, &values);
+            out.push('\'');
+        }
+    }
     out.push_str(">\n");
     let mut printer = Printer::default();
     if let Some(skin) = &plan.meshes.skin {
@@ -113,6 +122,11 @@ pub(crate) fn write(plan: &Plan, generator: &str) -> String {
             out.push_str("' center='");
             numbers(&mut out, &joint.center);
             out.push('\'');
+            if let Some(q) = &joint.scale_orientation {
+                out.push_str(" scaleOrientation='");
+                numbers(&mut out, q);
+                out.push('\'');
+            }
             if let Some(weights) = plan_mesh::weights_of(&plan.meshes, index) {
                 out.push_str(" skinCoordIndex='");
                 plan_mesh::write_indices(&mut out, weights);

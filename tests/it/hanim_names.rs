@@ -7,6 +7,7 @@
 //! (the humanoid's transform and every joint matrix as X_ITE builds them,
 //! `tests/peers/xite-world.js`), Castle (`HUMANOID_TOVRMLX3D`) its joint count.
 
+#[cfg(feature = "corpus")]
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -18,7 +19,7 @@ use crate::util::{humanoid, humanoid_ok, s, temp_dir, write};
 #[cfg(feature = "corpus")]
 /// The bone → joint name mapping a conversion uses: the file's declared humanoid, else the
 /// mapper's.
-fn mapping(input: &Path) -> BTreeMap<String, String> {
+pub(crate) fn mapping(input: &Path) -> BTreeMap<String, String> {
     let inspect: Value =
         serde_json::from_str(&humanoid_ok(&["inspect", "--json", s(input)]).stdout).unwrap();
     let declared = inspect["skeletons"]
@@ -52,7 +53,7 @@ fn mapping(input: &Path) -> BTreeMap<String, String> {
 
 #[cfg(feature = "corpus")]
 /// The H-Anim name of a canonical bone in the generation of `ext` (`wrl`: 1.x).
-fn hanim_name(bone: &str, ext: &str) -> String {
+pub(crate) fn hanim_name(bone: &str, ext: &str) -> String {
     let library = humanoid::mapping::Library::builtin().unwrap();
     let table = library.get("hanim-2").unwrap();
     let v2 = table.names(bone.parse().unwrap())[0].clone();
@@ -373,7 +374,7 @@ fn a_node_above_the_skeleton_becomes_the_humanoids_transform() {
     nodes.push(serde_json::json!({
         "name": "Armature",
         "translation": [0.5, 0.0, -1.0],
-        "rotation": [0.70710678, 0.0, 0.0, 0.70710678],
+        "rotation": [std::f64::consts::FRAC_1_SQRT_2, 0.0, 0.0, std::f64::consts::FRAC_1_SQRT_2],
         "scale": [0.01, 0.01, 0.01],
         "children": roots,
     }));

@@ -6,7 +6,8 @@
 //! ## Overview
 //!
 //! - **Which nodes.** From the single root of the joints to write, down the chain while the node
-//!   is not a mapped humanoid bone, no mesh vertex is weighted to it, no clip animates it, no
+//!   is above every mapped humanoid bone (so a rig with no bones mapped keeps all its joints),
+//!   no mesh vertex is weighted to it, no clip animates it, no
 //!   socket hangs on it, and it has exactly one child joint to write. Those nodes are *folded*:
 //!   they are not written as joints.
 //! - **Their transform.** The product of their rest local matrices (f64), `H = T·R·s`. When it
@@ -157,7 +158,14 @@ fn foldable_chain(asset: &Asset, written: &[JointId], options: &WriteOptions) ->
     let [mut node] = roots[..] else {
         return Vec::new();
     };
-    let bones = asset.humanoids.first().map(|h| &h.bones);
+    // Only nodes above every mapped bone (a rig with none keeps all its joints).
+    let Some(bones) = asset.humanoids.first().map(|h| &h.bones) else {
+        return Vec::new();
+    };
+    if bones.is_empty() {
+        return Vec::new();
+    }
+    let above_bones = |j: JointId| bones.iter().all(|(_, b)| skeleton.is_ancestor(j, b));
     let animated = |j: JointId| {
         asset.clips.iter().any(|c| {
             c.tracks()
@@ -186,10 +194,7 @@ fn foldable_chain(asset: &Asset, written: &[JointId], options: &WriteOptions) ->
     loop {
         let children: Vec<JointId> = skeleton.children(node).filter(|c| is_written(*c)).collect();
         let [child] = children[..] else { break };
-        let foldable = bones.is_none_or(|b| b.bone_of(node).is_none())
-            && !weighted(node)
-            && !animated(node)
-            && !socket(node);
+        let foldable = above_bones(node) && !weighted(node) && !animated(node) && !socket(node);
         if !foldable {
             break;
         }

@@ -22,6 +22,7 @@
 //! | `read` | humanoids → [`Asset`]: skeleton, clips, sockets, the humanoid map |
 //! | [`names`] | the HAnim 2.0 joint table, 1.x and draft names, LOA |
 //! | `plan` | [`Asset`] → what to write: joint names, centres, LOA, sites, interpolators |
+//! | `frame` | nodes above the skeleton that are not joints → the humanoid's transform |
 //! | `plan_mesh` | meshes → what to write: the skin (one `skinCoord`, joint weights), segments, materials |
 //! | `write_xml`, `write_classic` | the plan as X3D XML, ClassicVRML or VRML97 text |
 //! | `write_node` | plain X3D nodes (shapes, geometry, appearance) in either syntax |

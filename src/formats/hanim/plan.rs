@@ -4,10 +4,18 @@
 //! ## Overview
 //!
 //! - **Joints.** Every joint of the skeleton, or, when the asset has a skin, its skin joints
-//!   and their ancestors (so a glTF file's mesh nodes do not become joints). A joint keeps a
-//!   standard H-Anim name (converted to the target generation: `l_ankle` ↔ `l_talocrural`); a
-//!   joint the humanoid map makes a canonical bone gets that bone's name from the `hanim-2`
-//!   table; every other joint keeps its own name. Names are made unique (`_2`, `_3`, ...).
+//!   and their ancestors (so a glTF file's mesh nodes do not become joints), less the nodes
+//!   above every mapped bone that are not joints (`frame`: their translation and scale become
+//!   the humanoid's), so the top joint is the hips' `humanoid_root`.
+//! - **Names.** A joint the humanoid map makes a canonical bone gets that bone's name from the
+//!   `hanim-2` table (its first: `hips` → `humanoid_root`, `spine` → `vl5`, …), unless its own
+//!   name is a standard one a reader takes for the same bone; other joints keep a standard
+//!   H-Anim name, or their own made valid (whitespace and control characters as `_`). Every
+//!   name is in the target generation (`l_ankle` ↔ `l_talocrural`, `HumanoidRoot` in 1.x),
+//!   mapped joints claim theirs first, the rest are made unique (`_2`, `_3`, …) and never made
+//!   a standard name they were not. Renames are reported (`HANIM_JOINTS_RENAMED`, and
+//!   `HANIM_NAME_DEDUPLICATED` for names made valid or unique); a top joint that is not
+//!   `humanoid_root` although the hips are mapped is reported (`HANIM_ROOT_NOT_TOP`).
 //! - **Rest.** The file is BASIC: each `center` is the joint's rest world position (metres), and
 //!   every joint frame is parallel to the humanoid's at rest (rotation fields at identity).
 //! - **Animation.** A joint's rotation track becomes the H-Anim rotation
@@ -16,7 +24,8 @@
 //!   track becomes `translation(t) = W_p · (l(t) − l_rest)` (the parent's rest rotation and
 //!   scale). Keys stay where they are (slerp commutes with fixed rotations on both sides).
 //!   STEP tracks get a repeated key before each jump; cubic splines are sampled at
-//!   [`WriteOptions::fps`]. Each clip is a TimeSensor whose `cycleInterval` is the clip's
+//!   [`WriteOptions::fps`]. A scale track is the scale relative to the rest, along the joint's
+//!   rest world axes (`scaleOrientation`). Each clip is a TimeSensor whose `cycleInterval` is the clip's
 //!   length; key fractions are `time / cycleInterval`.
 //! - **Sites** from sockets: an HAnimSite under its joint (or the nearest written ancestor),
 //!   named as the socket, at the socket's rest world transform (translation, rotation, scale).
@@ -330,13 +339,11 @@ enum Why {
     Mapped(HumanBone),
     /// Its own non-standard name, made valid.
     Own,
-    /// Its own standard name, which an H-Anim reader would take for a bone it is not.
-    Collides,
 }
 
 /// Joint names (module docs): mapped joints first take their H-Anim names, then every other
-/// joint its own name (made valid: no whitespace or control characters; not the name of a
-/// bone it is not), each made unique. Every change is reported.
+/// joint its own name (made valid: no whitespace or control characters), each made unique and
+/// none made a standard name it was not. Every change is reported.
 fn joint_names(
     asset: &Asset,
     written: &[JointId],
@@ -358,11 +365,6 @@ fn joint_names(
     };
     // The bone an H-Anim reader takes a standard (2.0) name for.
     let read_as = |v2: &str| hanim2.and_then(|t| t.bone_for(v2));
-    let mapped_here = |bone: HumanBone| {
-        bones
-            .and_then(|b| b.get(bone))
-            .is_some_and(|j| written.contains(&j))
-    };
     // H-Anim 1.x feet whose ball is `metatarsal` (EPFL's) are renamed by position, not by
     // X3DUOM's positional aliases, so the 2.0 file's `metatarsophalangeal_2` is still the ball.
     let mut shifted: HashMap<String, String> = HashMap::new();
@@ -393,21 +395,19 @@ fn joint_names(
             }
             let standard = names::to_v2(own);
             match bones.and_then(|b| b.bone_of(*joint)) {
+                // A standard name is kept unless a reader would take it for another bone.
                 Some(bone) => match (standard, bone_name(bone)) {
-                    (Some(v2), Some(_)) if read_as(v2) == Some(bone) => {
+                    (Some(v2), Some(_)) if read_as(v2).is_none_or(|b| b == bone) => {
                         (in_generation(v2), Why::Standard)
                     }
                     (Some(v2), None) => (in_generation(v2), Why::Standard),
                     (_, Some(v2)) => (in_generation(v2), Why::Mapped(bone)),
                     (None, None) => (valid(own, joint.index()), Why::Own),
                 },
+                // A standard name stays (an H-Anim reader maps it as the input's did); a name
+                // a mapped joint takes is made unique below.
                 None => match standard {
-                    Some(v2) => match read_as(v2) {
-                        Some(bone) if !mapped_here(bone) || bone_name(bone) == Some(v2) => {
-                            (own.to_owned(), Why::Collides)
-                        }
-                        _ => (in_generation(v2), Why::Standard),
-                    },
+                    Some(v2) => (in_generation(v2), Why::Standard),
                     None => (valid(own, joint.index()), Why::Own),
                 },
             }
@@ -425,9 +425,7 @@ fn joint_names(
         let (candidate, why) = &wanted[i];
         let mut name = candidate.clone();
         let mut n = 2;
-        while used.contains(&name)
-            || (matches!(why, Why::Collides | Why::Own) && names::is_standard(&name))
-        {
+        while used.contains(&name) || (*why == Why::Own && names::is_standard(&name)) {
             name = format!("{candidate}_{n}");
             n += 1;
         }
@@ -437,13 +435,6 @@ fn joint_names(
             match why {
                 Why::Mapped(bone) => renamed.push((i, format!("{} ({bone})", entry.1))),
                 Why::Standard if name == *candidate => renamed.push(entry),
-                Why::Collides => changed.push((
-                    i,
-                    format!(
-                        "{} (a standard name of a bone it is not mapped to)",
-                        entry.1
-                    ),
-                )),
                 _ if name == *candidate => changed.push((i, format!("{} (made valid)", entry.1))),
                 _ => changed.push((i, format!("{} (a second joint of that name)", entry.1))),
             }
@@ -660,6 +651,9 @@ fn sites(
     out
 }
 
+/// Joints (indices into [`Plan::joints`]) whose animated scale needs a `scaleOrientation`.
+type ScaleOrientations = Vec<(usize, [f32; 4])>;
+
 fn clips(
     asset: &Asset,
     options: &WriteOptions,
@@ -668,7 +662,7 @@ fn clips(
     meshes: &PlannedMeshes,
     defs: &mut Names,
     diagnostics: &mut Diagnostics,
-) -> Result<(Vec<PlannedClip>, Vec<(usize, [f32; 4])>), Error> {
+) -> Result<(Vec<PlannedClip>, ScaleOrientations), Error> {
     let displacers = meshes
         .skin
         .as_ref()

@@ -487,9 +487,8 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
 }
 
 /// The rig of a file going to H-Anim, mapped so the writer can name its joints by H-Anim (an
-/// H-Anim input's names already are): the humanoid the file declares; else the tables of
-/// `--map` (or the built-in ones) and the auto-mapper, as `retarget` maps, said in one line
-/// (`HUMANOID_MAPPED`). The one place this policy is decided for H-Anim outputs.
+/// H-Anim input's names already are) by the one policy ([`crate::mapping::policy`]), said in
+/// one line (`HUMANOID_MAPPED`).
 ///
 /// # Errors
 /// The rig is not a humanoid: H-Anim holds humanoids, so the conversion is refused with what

@@ -19,8 +19,21 @@
 //!   cannot hold), `blendShapeMaster` and `secondaryAnimation` is in the written one with the
 //!   same value (numbers to 1e-9 relative), and so are the meta fields VRM 1.0 has a field for.
 //!
-//! Each VRM 1.0 corpus file has humanoid bones with rest rotations and is refused, naming them.
+//! Each VRM 1.0 corpus file (and the mannequin of `humanoid demo`, written as VRM 1.0 and as
+//! VRM 0.x by the CLI, and each 0.x corpus file migrated to 1.0) has its humanoid bones' rest
+//! rotations baked away, and the 0.x file is checked against the 1.0 one it came from:
+//!
+//! - (e) three-vrm's rest of every humanoid bone (`--rest`, the 0.x file turned with
+//!   `--rotate-vrm0`) equals its rest of the 1.0 file (1e-5 m), and so does every bone while
+//!   it plays `vrma/idle_loop.vrma` (`--uniform 5`, 1e-4 m);
+//! - (f) every vertex, skinned at rest by the `gltf` crate (`gltf_oracle.rs`), and every node
+//!   lands where it did (1e-5 m, the 0.x file turned back by `(−x, y, −z)`), and so do they at
+//!   every key time of every embedded animation;
+//! - (c) as above, and our `validate` passes the 0.x file.
 #![cfg(feature = "corpus")]
+
+#[path = "vrm_downgrade/gltf_oracle.rs"]
+mod gltf_oracle;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -382,25 +395,278 @@ fn corpus_vrm0_files_survive_migration_and_downgrade() {
     assert_eq!(checked, VRM0_FILES.len());
 }
 
+/// Runs the three-vrm oracle; `None` when it is not installed.
+fn three_vrm(file: &Path, args: &[&str]) -> Option<Value> {
+    let script = std::env::var("HUMANOID_THREE_VRM_ORACLE").ok()?;
+    let output = Command::new("node")
+        .arg(&script)
+        .arg("--vrm")
+        .arg(file)
+        .args(args)
+        .output()
+        .expect("run node");
+    assert!(
+        output.status.success(),
+        "three-vrm did not load {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(serde_json::from_slice(&output.stdout).expect("oracle JSON"))
+}
+
+fn distance(p: &Value, q: &Value) -> f64 {
+    let v = |x: &Value, i: usize| x[i].as_f64().unwrap();
+    ((v(p, 0) - v(q, 0)).powi(2) + (v(p, 1) - v(q, 1)).powi(2) + (v(p, 2) - v(q, 2)).powi(2)).sqrt()
+}
+
+/// Bone name → world position, from one oracle pose (`rest` or a sample's `bones`).
+fn positions(bones: &Value) -> BTreeMap<String, Value> {
+    bones
+        .as_object()
+        .expect("bones")
+        .iter()
+        .map(|(b, pose)| (b.clone(), pose["p"].clone()))
+        .collect()
+}
+
+/// The largest distance between two poses over the same bones.
+#[track_caller]
+fn pose_distance(name: &str, what: &str, vrm1: &Value, vrm0: &Value) -> f64 {
+    let (a, b) = (positions(vrm1), positions(vrm0));
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "{name}: {what}: three-vrm's bone sets differ"
+    );
+    a.iter()
+        .map(|(bone, p)| distance(p, &b[bone]))
+        .fold(0.0, f64::max)
+}
+
+/// (e): three-vrm's rest and VRMA playback of the 0.x file against the 1.0 file.
+fn compare_three_vrm(name: &str, vrm1: &Path, vrm0: &Path) -> Option<(f64, f64)> {
+    let before = three_vrm(vrm1, &["--rest"])?;
+    let after = three_vrm(vrm0, &["--rest", "--rotate-vrm0"])?;
+    assert_eq!(
+        after["vrm"]["metaVersion"], "0",
+        "{name}: not read as VRM 0.x"
+    );
+    let rest = pose_distance(name, "rest", &before["rest"], &after["rest"]);
+    assert!(rest <= ORACLE_TOLERANCE, "{name}: rest {rest:.2e} m off");
+    let vrma = shared().join("corpus/vrma/idle_loop.vrma");
+    let vrma = vrma.to_str().unwrap();
+    let args = ["--vrma", vrma, "--uniform", "5"];
+    let before = three_vrm(vrm1, &args)?;
+    let after = three_vrm(vrm0, &[&args[..], &["--rotate-vrm0"]].concat())?;
+    let (a, b) = (
+        before["samples"].as_array().unwrap(),
+        after["samples"].as_array().unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    let mut played = 0.0f64;
+    for (a, b) in a.iter().zip(b) {
+        assert_eq!(a["t"], b["t"]);
+        let d = pose_distance(name, "idle_loop.vrma", &a["bones"], &b["bones"]);
+        assert!(
+            d <= 1e-4,
+            "{name}: idle_loop.vrma at t = {}: {d:.2e} m off",
+            a["t"]
+        );
+        played = played.max(d);
+    }
+    Some((rest, played))
+}
+
+/// The largest distance between the nodes and vertices of two posed files (the 0.x one turned
+/// back).
+#[track_caller]
+fn scene_distance(
+    name: &str,
+    what: &str,
+    vrm1: (
+        &gltf_oracle::Glb,
+        &[(glam::DVec3, glam::DQuat, glam::DVec3)],
+    ),
+    vrm0: (
+        &gltf_oracle::Glb,
+        &[(glam::DVec3, glam::DQuat, glam::DVec3)],
+    ),
+) -> (f64, f64, usize) {
+    let (w1, w0) = (vrm1.0.worlds(vrm1.1), vrm0.0.worlds(vrm0.1));
+    assert_eq!(w1.len(), w0.len(), "{name}: node counts differ");
+    let nodes = w1
+        .iter()
+        .zip(&w0)
+        .map(|(a, b)| {
+            a.w_axis
+                .truncate()
+                .distance(gltf_oracle::turned(b.w_axis.truncate()))
+        })
+        .fold(0.0, f64::max);
+    let (v1, v0) = (vrm1.0.vertices(&w1), vrm0.0.vertices(&w0));
+    assert_eq!(
+        v1.keys().collect::<Vec<_>>(),
+        v0.keys().collect::<Vec<_>>(),
+        "{name}: {what}: the mesh nodes differ"
+    );
+    let mut vertices = 0.0f64;
+    let mut count = 0;
+    for (key, a) in &v1 {
+        let b = &v0[key];
+        assert_eq!(
+            a.len(),
+            b.len(),
+            "{name}: {what}: {key:?} vertex counts differ"
+        );
+        for (p, q) in a.iter().zip(b) {
+            vertices = vertices.max(p.distance(gltf_oracle::turned(*q)));
+        }
+        count += a.len();
+    }
+    assert!(
+        nodes <= 1e-5 && vertices <= 1e-5,
+        "{name}: {what}: nodes {nodes:.2e} m, vertices {vertices:.2e} m off"
+    );
+    (nodes, vertices, count)
+}
+
+/// (f): nodes and vertices at rest and at every key time of every animation.
+fn compare_geometry(name: &str, vrm1: &Path, vrm0: &Path) -> String {
+    let (a, b) = (gltf_oracle::Glb::open(vrm1), gltf_oracle::Glb::open(vrm0));
+    let (nodes, vertices, count) =
+        scene_distance(name, "rest", (&a, &a.rest_locals()), (&b, &b.rest_locals()));
+    let mut line = format!("rest: nodes max {nodes:.2e} m, {count} vertices max {vertices:.2e} m");
+    let animations = a.animation_count();
+    let mut worst = (0.0f64, 0.0f64, 0usize);
+    for animation in 0..animations {
+        for t in a.key_times(animation) {
+            let (n, v, _) = scene_distance(
+                name,
+                &format!("animation {animation} at {t}"),
+                (&a, &a.posed_locals(animation, t)),
+                (&b, &b.posed_locals(animation, t)),
+            );
+            worst = (worst.0.max(n), worst.1.max(v), worst.2 + 1);
+        }
+    }
+    if animations > 0 {
+        line.push_str(&format!(
+            "; {animations} animation(s), {} key time(s): nodes max {:.2e} m, vertices max {:.2e} m",
+            worst.2, worst.0, worst.1
+        ));
+    }
+    line
+}
+
+/// Downgrades `vrm1` (a VRM 1.0 file) through the library and checks the written 0.x file.
+fn check_baked(name: &str, vrm1: &Path, written: &Path) {
+    let document = Document::open(vrm1).unwrap();
+    let (vrm0, diagnostics) = downgrade_vrm1_to_vrm0(&document)
+        .unwrap_or_else(|e| panic!("{name}: downgrade failed: {e}"));
+    vrm0.write_glb(written, &[]).unwrap();
+    let baked = diagnostics
+        .iter()
+        .find(|d| d.code == "DOWNGRADE_REST_BAKED")
+        .map_or_else(|| "no rest to bake".to_owned(), |d| d.message.clone());
+    eprintln!("{name}: {}", &baked[..baked.len().min(160)]);
+    check_written(name, vrm1, written);
+}
+
+/// (c), (e), (f) and our validate on a written 0.x file against the 1.0 file it came from.
+fn check_written(name: &str, vrm1: &Path, written: &Path) {
+    let found = humanoid::inspect::validate(written)
+        .unwrap_or_else(|e| panic!("{name}: our validate rejects it: {e}"));
+    assert!(!found.has_errors(), "{name}: our validate: {found:?}");
+    eprintln!("{name}: {}", compare_geometry(name, vrm1, written));
+    match compare_three_vrm(name, vrm1, written) {
+        Some((rest, played)) => {
+            eprintln!("{name}: three-vrm: rest max {rest:.2e} m, idle_loop.vrma max {played:.2e} m")
+        }
+        None => eprintln!("{name}: HUMANOID_THREE_VRM_ORACLE unset, three-vrm check skipped"),
+    }
+    match compare_validator(name, vrm1, written) {
+        Some(line) => eprintln!("{name}: validator: {line}"),
+        None => eprintln!("{name}: HUMANOID_GLTF_VALIDATOR unset, validator check skipped"),
+    }
+}
+
 #[test]
-fn corpus_vrm1_files_with_rest_rotations_are_refused() {
+fn corpus_vrm1_files_downgrade_with_their_rest_baked() {
+    let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
     for (name, rotated) in VRM1_FILES {
-        let document = Document::open(corpus(name)).unwrap();
-        let error = downgrade_vrm1_to_vrm0(&document)
-            .err()
-            .unwrap_or_else(|| panic!("{name}: a rest rotation was not refused"))
-            .to_string();
-        eprintln!("{name}: {error}");
+        let input = corpus(name);
+        let document = Document::open(&input).unwrap();
+        let (_, diagnostics) = downgrade_vrm1_to_vrm0(&document)
+            .unwrap_or_else(|e| panic!("{name}: downgrade failed: {e}"));
+        let baked = diagnostics
+            .iter()
+            .find(|d| d.code == "DOWNGRADE_REST_BAKED")
+            .unwrap_or_else(|| panic!("{name}: no DOWNGRADE_REST_BAKED"));
         assert!(
-            error.contains(&format!("{name}.vrm"))
-                && error.contains("VRM 0.x bones have no rest rotation and no scale")
-                && error.contains(&format!("but {rotated} humanoid bone(s) have one"))
-                && error.contains("° about (")
-                && error.contains("--to vrm1"),
-            "{name}: {error}"
+            baked
+                .message
+                .contains(&format!("the rest of {rotated} node(s)")),
+            "{name}: {}",
+            baked.message
+        );
+        check_baked(name, &input, &dir.path().join(format!("{name}.vrm")));
+        checked += 1;
+    }
+    for name in VRM0_FILES {
+        let (vrm1, _) = migrate_vrm0_to_vrm1(&Document::open(corpus(name)).unwrap()).unwrap();
+        let migrated = dir.path().join(format!("{name}.vrm1.vrm"));
+        vrm1.write_glb(&migrated, &[]).unwrap();
+        check_baked(
+            name,
+            &migrated,
+            &dir.path().join(format!("{name}.vrm0.vrm")),
         );
         checked += 1;
     }
-    assert_eq!(checked, VRM1_FILES.len());
+    assert_eq!(checked, VRM1_FILES.len() + VRM0_FILES.len());
+}
+
+/// `humanoid` with these arguments; panics with its stderr when it fails.
+fn cli(args: &[&std::ffi::OsStr]) {
+    let output = Command::new(env!("CARGO_BIN_EXE_humanoid"))
+        .args(args)
+        .output()
+        .expect("run humanoid");
+    assert!(
+        output.status.success(),
+        "humanoid {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn the_mannequin_downgrades_with_its_rest_baked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    cli(&["demo".as_ref(), "-o".as_ref(), d.as_os_str()]);
+    for (glb, name) in [
+        ("mannequin.glb", "mannequin"),
+        ("mannequin_ext_clips.glb", "mannequin_ext_clips"),
+    ] {
+        let input = d.join(glb);
+        let vrm1 = d.join(format!("{name}.vrm1.vrm"));
+        let vrm0 = d.join(format!("{name}.vrm0.vrm"));
+        cli(&[
+            "convert".as_ref(),
+            input.as_os_str(),
+            vrm1.as_os_str(),
+            "--to".as_ref(),
+            "vrm1".as_ref(),
+        ]);
+        // The CLI's own path: glTF → VRM 1.0 → downgrade.
+        cli(&[
+            "convert".as_ref(),
+            input.as_os_str(),
+            vrm0.as_os_str(),
+            "--to".as_ref(),
+            "vrm0".as_ref(),
+        ]);
+        check_written(name, &vrm1, &vrm0);
+    }
 }

@@ -7,11 +7,14 @@
 //! +Z) and returns a new one with the root extension `VRM` (spec version 0.0, facing −Z), and a
 //! list of everything that could not be carried. The input is never changed.
 //!
-//! 1. **Refusals** (`rest.rs`): VRM 0.x bones have no rest rotation and no scale ("Model faces
-//!    −Z; T-pose; no local rotation, no scale on bones"). A humanoid bone, or an ancestor of
-//!    one, whose rest rotation is not the identity or whose scale is not 1 is refused with the
-//!    bones named (no option bakes them away yet; the model stays VRM 1.0). A missing 0.x
-//!    required bone (chest and neck are required in 0.x, not in 1.0) is refused too.
+//! 1. **Refusals and the rest bake**: a missing 0.x required bone (chest and neck are required
+//!    in 0.x, not in 1.0) is refused. VRM 0.x bones have no rest rotation and no scale ("Model
+//!    faces −Z; T-pose; no local rotation, no scale on bones"); where a humanoid bone or an
+//!    ancestor of one has either (`rest.rs` finds them), `bake.rs` bakes them away as UniVRM's
+//!    1.0 → 0.x export does: every bone and ancestor gets an identity rest rotation and unit
+//!    scale, and inverse bind matrices, meshes held by those nodes, animation keys, the
+//!    look-at origin and spring colliders move with the frame change, so nothing moves in the
+//!    world. What cannot be baked (a mirrored rest, shear) is refused, naming the node.
 //! 2. **The scene turns 180° about +Y** (`turn.rs`), with the migration's own code: the half
 //!    turn is its own inverse, so every node's local transform is conjugated by `R_y(180°)` and
 //!    every position, normal, tangent, morph delta, inverse bind matrix and animation key turns
@@ -26,8 +29,10 @@
 //!
 //! # Design decisions
 //!
-//! - Refuse rather than bake: making rest rotations identity means re-skinning (inverse bind
-//!   matrices, animation keys) and is the rest-pose normaliser's job, not this module's.
+//! - Bake rather than refuse: UniVRM's export normalizes the bones the same way, and a VRM
+//!   1.0 model almost always has rest rotations (every corpus file does). The bake is done on
+//!   the 1.0 document before anything else reads it, so the rest of the downgrade sees a
+//!   model whose bones already meet 0.x's rule.
 //! - Each mapping is the inverse of the migration's, so that a VRM 0.x file migrated to 1.0
 //!   and downgraded again has the same bones, rest pose, look-at, expressions and springs.
 //!   Where 1.0 says more than 0.x can (licence terms, `surprised`, expression overrides,
@@ -46,6 +51,9 @@
 //! |---|---|---|
 //! | `DOWNGRADE_ACCESSOR_REWRITTEN`, `DOWNGRADE_ACCESSOR_DUPLICATED`, `DOWNGRADE_SAMPLER_SPLIT` | info | how the turn rewrote data (as the migration's `MIGRATE_*` twins) |
 //! | `DOWNGRADE_CHANNEL_NOT_TURNED`, `DOWNGRADE_CAMERA_OR_LIGHT` | warning | data the turn cannot carry (`DOWNGRADE_TURN` for any other turn finding) |
+//! | `DOWNGRADE_REST_BAKED` | warning | rest rotations and scales of bones and their ancestors baked away (the bones' own axes are lost) |
+//! | `DOWNGRADE_REST_SKIN_REBOUND`, `DOWNGRADE_REST_MESH_BAKED`, `DOWNGRADE_REST_ANIMATION_BAKED` | info | inverse bind matrices, meshes on baked nodes and animation keys rewritten for the new frames |
+//! | `DOWNGRADE_REST_RADIUS_SCALED`, `DOWNGRADE_REST_CAMERA_OR_LIGHT`, `DOWNGRADE_REST_CHANNEL_NOT_BAKED` | warning | spring radii multiplied by a baked rest scale; a camera or light on a baked node now points along world axes; animation channels without a target node left in the old frames |
 //! | `DOWNGRADE_UNKNOWN_BONE` | warning | a `humanBones` key that is no VRM 1.0 bone |
 //! | `DOWNGRADE_HUMANOID_SETTINGS` | info | Unity's default avatar settings written |
 //! | `DOWNGRADE_META_LICENSE` | warning | 1.0 licence terms 0.x has no field for; what was written instead |
@@ -61,6 +69,8 @@
 //! | `DOWNGRADE_EXTENSION_DROPPED` | warning | one per other 1.0-only extension |
 //! | `DOWNGRADE_VRM1_PROPERTY_DROPPED` | info | properties of `VRMC_vrm` this downgrade does not read |
 
+mod bake;
+mod bake_data;
 mod expressions;
 mod extensions;
 mod humanoid;
@@ -71,6 +81,8 @@ mod spring;
 mod turn;
 mod vrm1;
 
+#[cfg(test)]
+mod bake_tests;
 #[cfg(test)]
 mod tests;
 
@@ -115,20 +127,27 @@ const VRM1_KEYS: [&str; 6] = [
 /// ```
 ///
 /// # Errors
-/// - [`Error::Unsupported`] when a humanoid bone or an ancestor of one has a rest rotation or a
-///   scale (VRM 0.x forbids both; the message names the bones and their rotations), or the
-///   geometry is compressed (Draco, meshopt) and cannot be turned without decoding it;
+/// - [`Error::Unsupported`] when a humanoid bone's or an ancestor's rest cannot be baked away
+///   (mirrored or degenerate, or a child or animation would need shear; the message names the
+///   node), or the geometry is compressed (Draco, meshopt) and cannot be turned without
+///   decoding it;
 /// - [`Error::Invalid`] when the document has no `VRMC_vrm` extension or already has `VRM`, its
 ///   humanoid is missing or names a node that does not exist, it lacks a bone VRM 0.x requires
 ///   (all 17 are named), or an accessor's type does not fit its use.
 pub fn downgrade_vrm1_to_vrm0(document: &Document) -> Result<(Document, Diagnostics), Error> {
     let file = document.path();
-    let vrm = vrm1_extension(document)?;
     let mut diagnostics = Diagnostics::new();
-    let bones = humanoid::bones(vrm, document.root.nodes.len(), file, &mut diagnostics)?;
-    rest::refuse_rest_transforms(document, &bones)?;
+    let bones = humanoid::bones(
+        vrm1_extension(document)?,
+        document.root.nodes.len(),
+        file,
+        &mut diagnostics,
+    )?;
     humanoid::require_vrm0_bones(&bones, file)?;
     turn::refuse_compressed(document)?;
+    let baked = bake::bake_rest(document, &bones, &mut diagnostics)?;
+    let document: &Document = &baked;
+    let vrm = vrm1_extension(document)?;
     let mut out = document.clone();
     turn::turn_scene(document, &mut out, &mut diagnostics)?;
     let vrm0 = vrm0_json(vrm, &bones, document, &mut out, &mut diagnostics);

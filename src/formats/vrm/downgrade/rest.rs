@@ -1,20 +1,16 @@
-//! The refusal of what VRM 0.x cannot hold: "Model faces −Z; T-pose; no local rotation, no
-//! scale on bones" (VRM 0.x spec). VRM 1.0 allows both.
+//! What VRM 0.x cannot hold as it is: "Model faces −Z; T-pose; no local rotation, no scale
+//! on bones" (VRM 0.x spec). VRM 1.0 allows both.
 //!
 //! Every humanoid bone node and every ancestor of one (non-humanoid nodes between the bones
 //! and above the hips move the bones as well) must have an identity rest rotation and a unit
 //! scale. Exporters leave float noise (scales of 0.99999994, rotations of 3e-8), so both are
 //! compared with a tolerance of [`TOLERANCE`]: the quaternion's vector part (half the sine of
-//! the angle) and each scale component's distance from 1.
-//!
-//! Baking a rest rotation away means rewriting the inverse bind matrices and every animation
-//! key, which nothing here does (`--normalize` rebases the pose on the T-pose but keeps the
-//! bones' rest rotations), so it is refused, naming the first few nodes with their rotation as
-//! an angle about an axis.
+//! the angle) and each scale component's distance from 1. The nodes found here are what
+//! `bake.rs` bakes away and names in its diagnostic, each with its rotation as an angle about
+//! an axis.
 
 use glam::{DMat4, DQuat, DVec3};
 
-use crate::error::Error;
 use crate::formats::gltf::json::{floats, Node};
 use crate::formats::gltf::Document;
 use crate::model::HumanBone;
@@ -23,12 +19,9 @@ use crate::model::HumanBone;
 /// may be.
 pub(super) const TOLERANCE: f64 = 1e-6;
 
-/// How many offending nodes the error names.
-const SHOWN: usize = 6;
-
 /// A node VRM 0.x cannot hold as it is.
 #[derive(Debug, Clone, PartialEq)]
-struct Offender {
+pub(super) struct Offender {
     node: usize,
     /// The humanoid bone it is, `None` for an ancestor of one.
     bone: Option<HumanBone>,
@@ -36,43 +29,8 @@ struct Offender {
     scale: DVec3,
 }
 
-/// Refuses a document whose humanoid bones or their ancestors have a rest rotation or scale.
-///
-/// # Errors
-/// [`Error::Unsupported`] naming how many bones (and other ancestors) and the first few, each
-/// with its rotation in degrees about an axis and its scale.
-pub(super) fn refuse_rest_transforms(
-    document: &Document,
-    bones: &[(HumanBone, usize)],
-) -> Result<(), Error> {
-    let offenders = offenders(document, bones);
-    if offenders.is_empty() {
-        return Ok(());
-    }
-    let bone_count = offenders.iter().filter(|o| o.bone.is_some()).count();
-    let other_count = offenders.len() - bone_count;
-    let mut shown: Vec<String> = offenders
-        .iter()
-        .take(SHOWN)
-        .map(|o| describe(document, o))
-        .collect();
-    if offenders.len() > SHOWN {
-        shown.push(format!("and {} more", offenders.len() - SHOWN));
-    }
-    Err(Error::unsupported(format!(
-        "{}: VRM 0.x bones have no rest rotation and no scale, but {bone_count} humanoid bone(s){} have one: {}; VRM 0.x cannot hold such a rest, and baking it away (new inverse bind matrices and animation keys) is not built yet; rebasing on the T-pose keeps the rest rotations: keep the model as VRM 1.0 (`--to vrm1`) or write glTF (`--to glb`)",
-        document.path().display(),
-        if other_count == 0 {
-            String::new()
-        } else {
-            format!(" and {other_count} ancestor node(s) of humanoid bones")
-        },
-        shown.join("; ")
-    )))
-}
-
 /// The offending bones in canonical order, then the offending ancestors in node order.
-fn offenders(document: &Document, bones: &[(HumanBone, usize)]) -> Vec<Offender> {
+pub(super) fn offenders(document: &Document, bones: &[(HumanBone, usize)]) -> Vec<Offender> {
     let nodes = &document.root.nodes;
     let parents = parents(document);
     let mut checked = vec![false; nodes.len()];
@@ -110,7 +68,7 @@ fn offenders(document: &Document, bones: &[(HumanBone, usize)]) -> Vec<Offender>
 }
 
 /// Each node's parent (the first node that lists it as a child).
-fn parents(document: &Document) -> Vec<Option<usize>> {
+pub(super) fn parents(document: &Document) -> Vec<Option<usize>> {
     let nodes = &document.root.nodes;
     let mut parents = vec![None; nodes.len()];
     for (p, node) in nodes.iter().enumerate() {
@@ -150,7 +108,7 @@ pub(super) fn rotation_and_scale(node: &Node) -> (DQuat, DVec3) {
 }
 
 /// `leftUpperLeg (node 5 "Thigh.L"): rotation 180.0° about (1, 0, 0)`.
-fn describe(document: &Document, offender: &Offender) -> String {
+pub(super) fn describe(document: &Document, offender: &Offender) -> String {
     let name = document
         .root
         .nodes

@@ -772,6 +772,46 @@ mod from_plain_gltf {
     }
 
     #[test]
+    fn vrm0_takes_rest_and_scale_keys_with_float_noise() {
+        // CesiumMan's scale keys (1.0000003576, 1, 0.9999992251) and RiggedFigure's rest
+        // scales (1, 1.0000007153, 1.0000009537) are uniform up to f32 noise. Before, VRM 0.x
+        // refused both ("non-uniform scale keys", "not a rotation times a uniform scale").
+        let dir = temp_dir();
+        for name in ["CesiumMan.glb", "RiggedFigure.glb"] {
+            let input = shared().join("corpus/gltf").join(name);
+            let out = dir.path().join(name).with_extension("vrm");
+            humanoid_ok(&["convert", s(&input), s(&out), "--to", "vrm0"]);
+            humanoid_ok(&["validate", s(&out)]);
+            let rest: Value =
+                serde_json::from_str(&humanoid_ok(&["pose", "--json", s(&input)]).stdout).unwrap();
+            let oracle = three_vrm(&["--vrm", s(&out), "--rest"]).expect("three-vrm loads it");
+            // Both face +Z; VRM 0.x faces −Z (turned).
+            let error = worst(&positions(&rest["rest"]), &positions(&oracle["rest"]), -1.0);
+            assert!(error < 1e-4, "{name}: off by {error} m");
+            let (errors, _, messages) = khronos_validate(&out);
+            assert_eq!(errors, 0, "{name}: {messages:?}");
+        }
+    }
+
+    #[test]
+    fn a_vrma_is_no_character_and_the_refusal_says_how_to_make_one() {
+        // Before: "writing vrm1 from a vrma file is not built yet", which reads like a stub.
+        let dir = temp_dir();
+        let input = shared().join("corpus/vrma/idle_loop.vrma");
+        for to in ["vrm1", "vrm0"] {
+            let out = dir.path().join(format!("{to}.vrm"));
+            let run = humanoid(&["convert", s(&input), s(&out), "--to", to]);
+            assert_eq!(run.code, 1, "{}", run.stdout);
+            assert!(
+                run.stderr.contains("no character") && run.stderr.contains("humanoid retarget"),
+                "{}",
+                run.stderr
+            );
+            assert!(!out.exists());
+        }
+    }
+
+    #[test]
     fn vrm0_from_a_bvh_goes_through_vrm1() {
         // Before: "writing vrm0 from a plain glTF file is not built yet".
         let dir = temp_dir();

@@ -195,6 +195,11 @@ pub fn prepare(
             document = downgraded;
             diagnostics.extend(found);
         }
+        (Some(Format::Vrma), target) => {
+            return Err(Error::unsupported(format!(
+                "{path}: a .vrma holds a motion and no character (no meshes, no meta), and a {target} file is a character: put the motion on one with `humanoid retarget {path} --onto MODEL.vrm -o OUT.vrm`, or write the skeleton and its clip as glTF (--to glb)"
+            )))
+        }
         (Some(found), target) => {
             return Err(Error::unsupported(format!(
                 "{path}: writing {target} from a {found} file is not built yet"

@@ -3129,3 +3129,46 @@ fn the_deepest_file_allowed_fits_a_small_stack() {
         .unwrap();
     handle.join().unwrap();
 }
+
+// ---------------------------------------------------------------------------------------------
+// scaleOrientation: X3D scales along `SR` (`T(t+c)·R·SR·S·SR⁻¹·T(−c)`).
+
+const SCALE_ORIENTED: &str = r#"<X3D profile='Full' version='4.0'><Scene>
+<HAnimHumanoid DEF='h' name='h' version='2.0'><HAnimJoint containerField='skeleton' DEF='a' name='humanoid_root'
+ rotation='0 0 1 1.5707963267948966' scale='2 1 1' scaleOrientation='0 0 1 1.5707963267948966'>
+ <HAnimJoint DEF='b' name='sacroiliac' center='0 1 0'>
+  <HAnimJoint DEF='c' name='vl5' center='1 1 0'/>
+ </HAnimJoint></HAnimJoint></HAnimHumanoid>
+<TimeSensor DEF='t' cycleInterval='1' loop='true'/>
+<PositionInterpolator DEF='s' key='0 1' keyValue='1 1 1 3 1 1'/>
+<ROUTE fromNode='t' fromField='fraction_changed' toNode='s' toField='set_fraction'/>
+<ROUTE fromNode='s' fromField='value_changed' toNode='a' toField='set_scale'/>
+</Scene></X3D>"#;
+
+/// A joint scaled along its `scaleOrientation` (90° about Z: along Y) and turned 90° about Z
+/// moves its descendants as X3D's matrix says (sampled: the skeleton's `rest_world` composes
+/// translation, rotation and scale without shear, the sampler multiplies matrices). By hand,
+/// with the scale (k,1,1): `b` at (0,1,0) → SR⁻¹ (1,0,0) → S (k,0,0) → SR (0,k,0) → R
+/// (−k,0,0); `c` at (1,1,0) → (1,−1,0) → (k,−1,0) → (1,k,0) → (−k,1,0). The track runs k = 1
+/// → 3 over the 1 s cycle.
+#[test]
+fn scale_orientation_stretches_along_its_axes() {
+    let (outcome, _) = read_ok(SCALE_ORIENTED, "scale_oriented.x3d");
+    let asset = &outcome.asset;
+    let clip = &asset.clips[0];
+    for (t, k) in [(0.0, 1.0), (0.5, 2.0), (1.0, 3.0)] {
+        let world = sampled(asset, clip, t);
+        let (b, c) = (
+            world[joint(asset, "sacroiliac").index()],
+            world[joint(asset, "vl5").index()],
+        );
+        assert!(
+            b.abs_diff_eq(Vec3::new(-k, 0.0, 0.0), 1e-5),
+            "sacroiliac at {t}: {b}"
+        );
+        assert!(
+            c.abs_diff_eq(Vec3::new(-k, 1.0, 0.0), 1e-5),
+            "vl5 at {t}: {c}"
+        );
+    }
+}

@@ -60,26 +60,36 @@ pub(crate) struct JointFrame {
     pub root: bool,
     /// The humanoid's transform.
     pub humanoid: HumanoidTransform,
+    /// The joint's `scaleOrientation` (`SR`).
+    pub orientation: DQuat,
+    /// The parent joint's `scaleOrientation` (the identity for a root).
+    pub parent_orientation: DQuat,
 }
 
 impl JointFrame {
     /// The local translation for a `translation` field value.
+    ///
+    /// X3D's `T(t+c)·R·SR·S·SR⁻¹·T(−c)` ends in `SR⁻¹`, which the canonical joint (a
+    /// translation, rotation and scale along its own axes) cannot end in: it moves into each
+    /// child instead, so a child's translation and rotation start with the parent's `SR⁻¹`
+    /// and the joint's rotation ends with its own `SR` (its scale then stretches its own axes).
     pub fn translation(&self, value: DVec3) -> DVec3 {
         let local = self.humanoid.scale * (value + self.offset);
         if self.root {
             self.humanoid.translation + self.humanoid.rotation * local
         } else {
-            local
+            self.parent_orientation.inverse() * local
         }
     }
 
-    /// The local rotation for a `rotation` field value.
+    /// The local rotation for a `rotation` field value (see [`JointFrame::translation`]).
     pub fn rotation(&self, value: DQuat) -> DQuat {
-        if self.root {
+        let turned = if self.root {
             self.humanoid.rotation * value
         } else {
-            value
-        }
+            self.parent_orientation.inverse() * value
+        };
+        turned * self.orientation
     }
 }
 
@@ -943,6 +953,8 @@ mod tests {
                 rotation: DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2),
                 scale: 2.0,
             },
+            orientation: DQuat::IDENTITY,
+            parent_orientation: DQuat::IDENTITY,
         };
         // t = (1, 0, 0) + R_y(90°)·2·((0, 0, 1) + (0, 1, 0)) = (1 + 2, 2, 0).
         let t = frame.translation(DVec3::new(0.0, 0.0, 1.0));

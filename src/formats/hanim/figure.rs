@@ -122,6 +122,8 @@ pub(crate) struct FoundJoint {
     pub rotation: DQuat,
     /// `scale`.
     pub scale: DVec3,
+    /// `scaleOrientation`: the axes `scale` stretches along.
+    pub scale_orientation: DQuat,
     /// Byte offset of the node.
     pub at: usize,
 }
@@ -557,16 +559,6 @@ impl<'s, 'a, 'w> Walker<'s, 'a, 'w> {
         let node = f.node();
         let file_name = f.string("name").unwrap_or("").to_owned();
         let scale = f.vec3("scale", DVec3::ONE);
-        let uniform = (scale.x - scale.y).abs() <= 1e-9 && (scale.x - scale.z).abs() <= 1e-9;
-        if !uniform && f.rotation("scaleOrientation") != DQuat::IDENTITY {
-            self.notes.push(Note {
-                at: f.at("scaleOrientation"),
-                code: "HANIM_SCALE_ORIENTATION_IGNORED",
-                message: format!(
-                    "joint {file_name:?}: scaleOrientation with a non-uniform scale cannot be kept (no shear in the model): ignored"
-                ),
-            });
-        }
         self.figure.joints.push(FoundJoint {
             node: id,
             parent,
@@ -577,6 +569,7 @@ impl<'s, 'a, 'w> Walker<'s, 'a, 'w> {
             translation: f.vec3("translation", DVec3::ZERO),
             rotation: f.rotation("rotation"),
             scale,
+            scale_orientation: f.rotation("scaleOrientation").normalize(),
             at: node.at,
         });
         self.figure.joints.len() - 1

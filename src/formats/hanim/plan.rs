@@ -779,8 +779,13 @@ fn clips(
                         };
                         values.extend(relative.to_array());
                     }
+                    // A uniform scale stretches every axis alike: no orientation to give.
+                    let uniform = values.chunks_exact(3).all(|k| {
+                        let size = k.iter().fold(1.0f32, |a, v| a.max(v.abs()));
+                        (k[0] - k[1]).abs().max((k[0] - k[2]).abs()) <= 1e-6 * size
+                    });
                     let q = own_world.rotation.as_dquat().normalize();
-                    if !q.abs_diff_eq(DQuat::IDENTITY, 1e-7) {
+                    if !uniform && !q.abs_diff_eq(DQuat::IDENTITY, 1e-7) {
                         let [x, y, z, a] = to_axis_angle(q);
                         scale_orientations.push((index, [x as f32, y as f32, z as f32, a as f32]));
                     }

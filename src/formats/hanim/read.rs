@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use glam::{DMat4, DVec3};
+use glam::{DMat4, DQuat, DVec3};
 
 use super::animation::{self, JointFrame};
 use super::appearance::Appearances;
@@ -122,11 +122,17 @@ pub(crate) fn to_asset(
             let Some(id) = JointId::from_index(base + index) else {
                 return Err(invalid(joint.at, "too many joints".to_owned()));
             };
+            let parent_orientation = joint
+                .parent
+                .and_then(|p| figure.joints.get(p))
+                .map_or(DQuat::IDENTITY, |p| p.scale_orientation);
             let frame = JointFrame {
                 joint: id,
                 offset: joint.center - parent_center,
                 root: joint.parent.is_none(),
                 humanoid: figure.transform,
+                orientation: joint.scale_orientation,
+                parent_orientation,
             };
             let translation = frame.translation(joint.translation);
             let rotation = frame.rotation(joint.rotation).normalize();
@@ -292,14 +298,20 @@ fn sockets(figure: &Figure, frames: &[JointFrame]) -> Vec<Socket> {
             .joint
             .and_then(|j| figure.joints.get(j).map(|f| (j, f)))
         {
-            // W_j = G_j · T(−c_j): in the joint node's frame the site is T(−c_j) · M.
-            Some((j, joint)) => (j, DMat4::from_translation(-joint.center) * site.transform),
+            // W_j = G_j · SR_j⁻¹ · T(−c_j) (G_j the canonical joint, `JointFrame`): in the
+            // joint node's frame the site is SR_j⁻¹ · T(−c_j) · M.
+            Some((j, joint)) => (
+                j,
+                DMat4::from_quat(joint.scale_orientation.inverse())
+                    * DMat4::from_translation(-joint.center)
+                    * site.transform,
+            ),
             None => {
                 let Some(root) = figure.joints.first() else {
                     continue;
                 };
                 let g = DMat4::from_translation(root.translation + root.center)
-                    * DMat4::from_quat(root.rotation)
+                    * DMat4::from_quat(root.rotation * root.scale_orientation)
                     * DMat4::from_scale(root.scale);
                 (0, g.inverse() * site.transform)
             }

@@ -54,8 +54,10 @@ pub(super) fn segments(
         ) else {
             continue;
         };
-        // world = G'_j · S(k) · T(−c_j) · M · p (module docs).
+        // world = G'_j · SR_j⁻¹ · S(k) · T(−c_j) · M · p (module docs; the canonical joint
+        // ends in its scaleOrientation SR_j, `JointFrame`).
         let to_world = skeleton.rest_world(frame.joint).to_mat4().as_dmat4()
+            * DMat4::from_quat(joint.scale_orientation.inverse())
             * DMat4::from_scale(DVec3::splat(k))
             * DMat4::from_translation(-joint.center)
             * segment.transform;

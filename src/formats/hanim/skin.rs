@@ -330,7 +330,13 @@ fn skin_inverse_bind(h: &Fields<'_, '_>, figure: &Figure, basic: bool) -> Vec<Ma
                 _ => DQuat::IDENTITY,
             };
             let b = DMat4::from_scale_rotation_translation(s, r, t);
-            (scale_k * DMat4::from_translation(-joint.center) * b * h_inverse).as_mat4()
+            // The canonical joint ends in its SR (`JointFrame`), X3D's in SR⁻¹·T(−c).
+            (DMat4::from_quat(joint.scale_orientation.inverse())
+                * scale_k
+                * DMat4::from_translation(-joint.center)
+                * b
+                * h_inverse)
+                .as_mat4()
         })
         .collect()
 }

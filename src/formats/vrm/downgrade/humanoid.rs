@@ -100,7 +100,7 @@ pub(super) fn require_vrm0_bones(bones: &[(HumanBone, usize)], file: &Path) -> R
         file,
         Location::JsonPointer(at(&at(BASE, "humanoid"), "humanBones")),
         format!(
-            "VRM 0.x requires 17 bones and this humanoid lacks {}: {}; map them (a chest or neck node between the hips' chain and the head) before writing VRM 0.x",
+            "VRM 0.x requires 17 bones and this humanoid lacks {}: {}; map a joint to each with --map TABLE (`humanoid map FILE -o TABLE.toml` writes one to edit; a chest or neck joint lies between the hips' chain and the head), or keep VRM 1.0, which does not require them (--to vrm1)",
             missing.len(),
             missing.join(", ")
         ),

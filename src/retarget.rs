@@ -24,7 +24,7 @@ use crate::mapping::RigMapping;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::HumanBone;
 use crate::pose::normalized::bone_tracks_from_joint_tracks;
-use crate::pose::retarget::{Retargeter, Side};
+use crate::pose::retarget::{Keep, Retargeter, Side};
 use crate::pose::sample::Interpolation;
 
 /// The most values (4 per bone and key, 3 per hips key) a baked clip may hold: 2²⁶ (256 MiB
@@ -240,10 +240,27 @@ pub fn bake(
     fps: Option<f32>,
     diagnostics: &mut Diagnostics,
 ) -> Result<Clip, Error> {
-    let retargeter = Retargeter::new(
+    bake_keeping(source, clip, target, fps, Keep::Directions, diagnostics)
+}
+
+/// As [`bake`], keeping what `keep` says of the motion ([`Keep::Positions`]: the target is the
+/// source's own skeleton rebased, every mapped bone keeps its world position).
+///
+/// # Errors
+/// As [`bake`].
+pub fn bake_keeping(
+    source: &crate::Asset,
+    clip: &Clip,
+    target: &crate::Asset,
+    fps: Option<f32>,
+    keep: Keep,
+    diagnostics: &mut Diagnostics,
+) -> Result<Clip, Error> {
+    let retargeter = Retargeter::keeping(
         Side::new(source, "animation")?,
         clip,
         Side::new(target, "model")?,
+        keep,
         diagnostics,
     )?;
     let humanoid_joints = target

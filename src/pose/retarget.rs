@@ -12,6 +12,9 @@
 //! - A bone the target lacks is folded into its children: they take their own world deltas,
 //!   which contain its motion.
 //! - A bone the source lacks follows its nearest present ancestor (its delta).
+//! - [`Keep::Positions`] (a source's own skeleton rebased, [`crate::vrma_out`]) keeps every
+//!   mapped bone's world position instead: the hips' path unscaled, the motion turned by the
+//!   file's facing rather than the measured turn; the rest below is [`Keep::Directions`].
 //! - The hips' world position is the source hips' model-space position scaled by
 //!   `target rest hips height / source rest hips height` (three-vrm's and VRMA's semantics),
 //!   written only when something moves the source hips (a translation on them or an
@@ -140,6 +143,30 @@ pub struct Retargeter<'a> {
 /// At most this many source times are posed to find foot plants ([`crate::pose::ground`]).
 pub const GROUND_SAMPLES: usize = 4096;
 
+/// What a retarget keeps of the source's motion.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Keep {
+    /// Another character plays the motion: bone directions are kept, the hips' path is scaled
+    /// (the hips-height ratio, or the legs with feet kept on the ground: see the module docs),
+    /// both sides turned by their measured turns.
+    Directions,
+    /// The target is the source's own skeleton rebased on its T-pose (a VRMA of the file's
+    /// clip, [`crate::vrma_out`]): every mapped bone keeps its world position. The hips' path
+    /// is the source's, unscaled, and is written at every key even where nothing moves the
+    /// source hips (the target's rest hips may stand elsewhere); the motion is turned into
+    /// canonical space by `facing` (canonical → source file, a turn about +Y, e.g. the file's
+    /// facing to the nearest quarter turn) instead of the measured turn that built the
+    /// T-pose, so that a rest that stands turned (a mid-stride node pose) does not turn the
+    /// motion with it. Exact when the target's T-pose offsets are the source's rest offsets
+    /// turned by `S_b` and the measured turn, and the source's unmapped joints keep their rest
+    /// local transforms over the clip.
+    Positions {
+        /// The turn from canonical space into the source file's space that the motion is
+        /// taken through.
+        facing: Quat,
+    },
+}
+
 /// How a target joint's world rotation `W'(t)` is made at a time.
 #[derive(Debug, Clone, Copy)]
 enum TargetJoint {
@@ -199,6 +226,21 @@ impl<'a> Retargeter<'a> {
         target: Side<'a>,
         diagnostics: &mut Diagnostics,
     ) -> Result<Retargeter<'a>, Error> {
+        Retargeter::keeping(source, clip, target, Keep::Directions, diagnostics)
+    }
+
+    /// As [`Retargeter::new`], keeping what `keep` says of the motion.
+    ///
+    /// # Errors
+    /// With [`Keep::Directions`], a hips translation must be scaled against a source hips
+    /// height ≤ 1e-6.
+    pub fn keeping(
+        source: Side<'a>,
+        clip: &'a Clip,
+        target: Side<'a>,
+        keep: Keep,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<Retargeter<'a>, Error> {
         let sampler = Sampler::new(&source.asset.skeleton, clip);
         let rest_rotations = |asset: &Asset| -> Vec<Quat> {
             asset
@@ -249,7 +291,18 @@ impl<'a> Retargeter<'a> {
                 }
             })
             .collect();
-        let hips = hips_motion(&source, clip, &target, diagnostics)?;
+        let (hips, turn_between, source_turn) = match keep {
+            Keep::Directions => (
+                hips_motion(&source, clip, &target, diagnostics)?,
+                target_turn.inverse() * source_turn,
+                source_turn,
+            ),
+            Keep::Positions { facing } => (
+                kept_hips(&source, &target),
+                target_turn.inverse() * facing.inverse(),
+                facing.inverse(),
+            ),
+        };
         let gaze = gaze(clip, &target);
         let expressions = clip
             .tracks()
@@ -267,7 +320,7 @@ impl<'a> Retargeter<'a> {
             gaze,
             expressions,
             target_joints,
-            turn_between: target_turn.inverse() * source_turn,
+            turn_between,
             source_turn,
             target_turn,
             world: vec![Quat::IDENTITY; target.asset.skeleton.len()],
@@ -498,6 +551,25 @@ fn gaze<'a>(clip: &'a Clip, target: &Side<'_>) -> Option<Gaze<'a>> {
         track,
         look,
         eyes: [eye(HumanBone::LeftEye), eye(HumanBone::RightEye)],
+    })
+}
+
+/// The hips' path kept as it is ([`Keep::Positions`]): the source hips' world position, at
+/// every time, unscaled.
+fn kept_hips(source: &Side<'_>, target: &Side<'_>) -> Option<HipsMotion> {
+    let source_hips = source.humanoid.bones.get(HumanBone::Hips)?;
+    let target_hips = target.humanoid.bones.get(HumanBone::Hips)?;
+    let skeleton = &target.asset.skeleton;
+    Some(HipsMotion {
+        source: source_hips,
+        target: target_hips,
+        ratio: 1.0,
+        from: Vec3::ZERO,
+        to: Vec3::ZERO,
+        to_parent: skeleton.parent(target_hips).map_or(Mat4::IDENTITY, |p| {
+            skeleton.rest_world(p).to_mat4().inverse()
+        }),
+        sockets: None,
     })
 }
 

@@ -12,27 +12,54 @@ use crate::util::{glb, glb_parts, humanoid, humanoid_ok, s, temp_dir, write};
 
 /// (name, parent, offset in cm): a Biovision-named rig (the biovision-bvh table maps it) resting
 /// with its arms hanging down and its root at the origin, as mocap files do; the legs straight
-/// down, the lowest End Site 95 cm below the hips.
+/// down, the lowest End Site 95 cm below the hips. Two joints the table does not map stand
+/// between mapped ones, as in CMU files: `UpperNeck` (neck → head) and `LHipJoint` (hips → left
+/// thigh); their rotations move the head and the left thigh in their mapped parent's frame.
 const RIG: &[(&str, Option<usize>, [f64; 3])] = &[
     ("Hips", None, [0.0, 0.0, 0.0]),
     ("Chest", Some(0), [0.0, 10.0, 0.0]),
     ("Chest2", Some(1), [0.0, 16.0, 0.0]),
     ("Neck", Some(2), [0.0, 17.0, 0.0]),
-    ("Head", Some(3), [0.0, 10.0, 0.0]),
+    ("UpperNeck", Some(3), [0.0, 5.0, 0.0]),
+    ("Head", Some(4), [0.0, 5.0, 0.0]),
     ("LeftCollar", Some(2), [0.0, 15.0, 0.0]),
-    ("LeftShoulder", Some(5), [16.0, -2.0, 0.0]),
-    ("LeftElbow", Some(6), [0.0, -25.0, 0.0]),
-    ("LeftWrist", Some(7), [0.0, -22.0, 0.0]),
+    ("LeftShoulder", Some(6), [16.0, -2.0, 0.0]),
+    ("LeftElbow", Some(7), [0.0, -25.0, 0.0]),
+    ("LeftWrist", Some(8), [0.0, -22.0, 0.0]),
     ("RightCollar", Some(2), [0.0, 15.0, 0.0]),
-    ("RightShoulder", Some(9), [-16.0, -2.0, 0.0]),
-    ("RightElbow", Some(10), [0.0, -25.0, 0.0]),
-    ("RightWrist", Some(11), [0.0, -22.0, 0.0]),
-    ("LeftHip", Some(0), [9.0, -5.0, 0.0]),
-    ("LeftKnee", Some(13), [0.0, -42.0, 0.0]),
-    ("LeftAnkle", Some(14), [0.0, -40.0, 0.0]),
+    ("RightShoulder", Some(10), [-16.0, -2.0, 0.0]),
+    ("RightElbow", Some(11), [0.0, -25.0, 0.0]),
+    ("RightWrist", Some(12), [0.0, -22.0, 0.0]),
+    ("LHipJoint", Some(0), [0.0, -5.0, 0.0]),
+    ("LeftHip", Some(14), [9.0, 0.0, 0.0]),
+    ("LeftKnee", Some(15), [0.0, -42.0, 0.0]),
+    ("LeftAnkle", Some(16), [0.0, -40.0, 0.0]),
     ("RightHip", Some(0), [-9.0, -5.0, 0.0]),
-    ("RightKnee", Some(16), [0.0, -42.0, 0.0]),
-    ("RightAnkle", Some(17), [0.0, -40.0, 0.0]),
+    ("RightKnee", Some(18), [0.0, -42.0, 0.0]),
+    ("RightAnkle", Some(19), [0.0, -40.0, 0.0]),
+];
+
+/// The humanoid bone the biovision-bvh table maps each mapped joint of [`RIG`] to.
+const MAPPED: &[(&str, &str)] = &[
+    ("hips", "Hips"),
+    ("spine", "Chest"),
+    ("chest", "Chest2"),
+    ("neck", "Neck"),
+    ("head", "Head"),
+    ("leftShoulder", "LeftCollar"),
+    ("leftUpperArm", "LeftShoulder"),
+    ("leftLowerArm", "LeftElbow"),
+    ("leftHand", "LeftWrist"),
+    ("rightShoulder", "RightCollar"),
+    ("rightUpperArm", "RightShoulder"),
+    ("rightLowerArm", "RightElbow"),
+    ("rightHand", "RightWrist"),
+    ("leftUpperLeg", "LeftHip"),
+    ("leftLowerLeg", "LeftKnee"),
+    ("leftFoot", "LeftAnkle"),
+    ("rightUpperLeg", "RightHip"),
+    ("rightLowerLeg", "RightKnee"),
+    ("rightFoot", "RightAnkle"),
 ];
 
 /// Each End Site's offset (cm) below its joint: hands 8 cm down, feet 8 down and 10 forward,
@@ -62,8 +89,21 @@ fn frame(f: usize) -> ([f64; 3], Vec<[f64; 3]>) {
 }
 
 fn rig_bvh() -> String {
-    fn block(i: usize, out: &mut String) {
-        let (name, parent, [x, y, z]) = RIG[i];
+    rig_bvh_turned(0.0, [0.0; 3])
+}
+
+/// [`RIG`] with every OFFSET (and End Site) turned by `yaw` degrees about +Y, the root's OFFSET
+/// `root` (cm; its position channels replace it in every frame): a rig that rests turned from
+/// its axes, as Soldier's mid-stride node rest stands 30° from its −Z facing.
+fn rig_bvh_turned(yaw: f64, root: [f64; 3]) -> String {
+    fn block(i: usize, turn: DQuat, root: [f64; 3], out: &mut String) {
+        let turned = |v: [f64; 3]| (turn * DVec3::from_array(v)).to_array();
+        let (name, parent, offset) = RIG[i];
+        let [x, y, z] = if parent.is_none() {
+            root
+        } else {
+            turned(offset)
+        };
         let keyword = if parent.is_none() { "ROOT" } else { "JOINT" };
         out.push_str(&format!("{keyword} {name}\n{{\nOFFSET {x} {y} {z}\n"));
         out.push_str(if parent.is_none() {
@@ -71,16 +111,17 @@ fn rig_bvh() -> String {
         } else {
             "CHANNELS 3 Zrotation Xrotation Yrotation\n"
         });
-        if let Some([x, y, z]) = end_site(name) {
+        if let Some(site) = end_site(name) {
+            let [x, y, z] = turned(site);
             out.push_str(&format!("End Site\n{{\nOFFSET {x} {y} {z}\n}}\n"));
         }
         for c in (0..RIG.len()).filter(|&c| RIG[c].1 == Some(i)) {
-            block(c, out);
+            block(c, turn, root, out);
         }
         out.push_str("}\n");
     }
     let mut text = String::from("HIERARCHY\n");
-    block(0, &mut text);
+    block(0, DQuat::from_rotation_y(yaw.to_radians()), root, &mut text);
     text.push_str(&format!(
         "MOTION\nFrames: {FRAMES}\nFrame Time: {FRAME_TIME}\n"
     ));
@@ -99,6 +140,12 @@ fn rig_bvh() -> String {
 /// World positions (metres) of the rig's joints at frame `f`, by forward kinematics here:
 /// `R = Rz · Rx · Ry`, `p = p_parent + R_parent · offset`.
 fn rig_fk(f: usize) -> Vec<DVec3> {
+    rig_fk_turned(f, 0.0)
+}
+
+/// As [`rig_fk`], for [`rig_bvh_turned`] by `yaw` degrees.
+fn rig_fk_turned(f: usize, yaw: f64) -> Vec<DVec3> {
+    let turn = DQuat::from_rotation_y(yaw.to_radians());
     let (root, angles) = frame(f);
     let mut rotations: Vec<DQuat> = Vec::new();
     let mut positions: Vec<DVec3> = Vec::new();
@@ -106,7 +153,10 @@ fn rig_fk(f: usize) -> Vec<DVec3> {
         let [z, x, y] = angles[j].map(f64::to_radians);
         let local =
             DQuat::from_rotation_z(z) * DQuat::from_rotation_x(x) * DQuat::from_rotation_y(y);
-        let offset = DVec3::from_array(if parent.is_none() { root } else { *offset }) * 0.01;
+        let offset = match parent {
+            None => DVec3::from_array(root),
+            Some(_) => turn * DVec3::from_array(*offset),
+        } * 0.01;
         let (r, p) = match parent {
             Some(p) => (rotations[*p], positions[*p]),
             None => (DQuat::IDENTITY, DVec3::ZERO),
@@ -308,6 +358,104 @@ fn bvh_to_vrma_rests_in_the_t_pose_facing_plus_z_with_the_hips_at_their_height()
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
 }
 
+/// The VRMA of a rig is that rig rebased on its T-pose: at every frame every mapped bone stands
+/// where the BVH's own forward kinematics (computed here) puts it, after the facing turn (the
+/// rig's axes to the nearest quarter turn: none for a rest that stands 30° off, a half turn for
+/// one 160° off), 1e-4 m; the hips track is the root's path, unscaled; the rest is the T-pose
+/// facing +Z with the hips where the BVH rests them (turned), raised to their height. The
+/// unmapped `UpperNeck` and `LHipJoint` move the head and the left thigh in their mapped
+/// parent's frame: non-humanoid offset nodes carry that (players ignore their tracks).
+#[test]
+fn bvh_to_vrma_keeps_every_mapped_bone_where_the_bvh_puts_it() {
+    let dir = temp_dir();
+    let root = [10.0, 0.0, 5.0];
+    for (yaw, half_turn) in [(0.0, false), (30.0, false), (160.0, true)] {
+        let input = write(
+            dir.path(),
+            "turned.bvh",
+            rig_bvh_turned(yaw, root).as_bytes(),
+        );
+        let out = dir.path().join("turned.vrma");
+        let run = humanoid_ok(&["convert", s(&input), s(&out), "--force"]);
+        let facing = |v: DVec3| {
+            if half_turn {
+                DVec3::new(-v.x, v.y, -v.z)
+            } else {
+                v
+            }
+        };
+        let vrma = read_vrma(&out);
+        let what = format!("rig turned {yaw}°");
+        let rest = vrma.world(None);
+        let at = |bone: &str| rest[vrma.node(bone)];
+        let hips = at("hips");
+        let rest_hips = facing(DVec3::from_array(root) * 0.01);
+        assert!(
+            (hips.x - rest_hips.x).abs() < 1e-4
+                && (hips.z - rest_hips.z).abs() < 1e-4
+                && (hips.y - 0.95).abs() < 1e-4,
+            "{what}: rest hips {hips}, the BVH rests them at {rest_hips} (raised to 0.95 m)"
+        );
+        let arm = at("leftHand") - at("leftUpperArm");
+        assert!(
+            arm.distance(DVec3::new(0.47, 0.0, 0.0)) < 1e-4,
+            "{what}: the T-pose's left arm {arm}"
+        );
+        let joint = |name: &str| RIG.iter().position(|j| j.0 == name).unwrap();
+        let hips_keys = &vrma.translations[&vrma.node("hips")];
+        assert_eq!(hips_keys.0.len(), FRAMES, "{what}: a hips key per frame");
+        for k in 0..FRAMES {
+            let (theirs, ours) = (rig_fk_turned(k, yaw), vrma.world(Some(k)));
+            for (bone, name) in MAPPED {
+                let (a, b) = (ours[vrma.node(bone)], facing(theirs[joint(name)]));
+                assert!(
+                    a.distance(b) < 1e-4,
+                    "{what}, frame {k}: {bone} at {a}, the BVH puts it at {b}"
+                );
+            }
+            let key = DVec3::from_array(hips_keys.1[k].map(f64::from));
+            assert!(
+                key.distance(facing(theirs[0])) < 1e-4,
+                "{what}, frame {k}: hips key {key}, root at {}",
+                facing(theirs[0])
+            );
+        }
+        // Said, naming the two joints that hang from offset nodes.
+        let said = run
+            .stdout
+            .lines()
+            .find(|l| l.contains("VRMA_OFFSET_NODES"))
+            .unwrap_or_else(|| panic!("{what}: no VRMA_OFFSET_NODES: {}", run.stdout));
+        assert!(said.contains("Head") && said.contains("LeftHip"), "{said}");
+        let check = humanoid(&["validate", s(&out)]);
+        assert_eq!(check.code, 0, "{what}: {}{}", check.stdout, check.stderr);
+    }
+}
+
+/// A VRMA humanoid holds no eyes (VRMC_vrm_animation lists 53 bones, no leftEye/rightEye): the
+/// mannequin's mapped eyes are not written, and the conversion says so by name.
+#[test]
+fn vrma_output_names_the_eyes_it_cannot_hold() {
+    let dir = temp_dir();
+    let mannequin = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/mannequin.glb");
+    let out = dir.path().join("eyes.vrma");
+    let run = humanoid_ok(&["convert", s(&mannequin), s(&out), "--json"]);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let eyes = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "VRMA_EYES_DROPPED")
+        .unwrap_or_else(|| panic!("no VRMA_EYES_DROPPED: {}", run.stdout));
+    let message = eyes["message"].as_str().unwrap();
+    assert!(
+        message.contains("leftEye") && message.contains("rightEye"),
+        "{message}"
+    );
+    let vrma = read_vrma(&out);
+    assert!(!vrma.bones.contains_key("leftEye") && !vrma.bones.contains_key("rightEye"));
+}
+
 /// One clip per `.vrma` (and `.bvh`): `--clip` picks it, an unknown name lists the clips, and
 /// without it the first that moves is taken and named; outputs that keep every clip refuse it.
 #[test]
@@ -487,8 +635,14 @@ mod corpus {
     /// lacks (both models lack upperChest), so bones below such a bone are only reported. The
     /// hips themselves are placed by two rules (three-vrm scales the VRMA's path by the
     /// hips-height ratio, our retarget of a measured rig by the legs, keeping planted feet on
-    /// the ground), so their distance is reported, not compared. Returns the figures per model.
+    /// the ground), so their distance is reported, not compared. One more difference, by design:
+    /// `retarget` turns a measured rig's motion by the turn its rest measures (the hip and
+    /// shoulder sockets), the VRMA by the rig's axes (that turn to the nearest quarter turn), so
+    /// that the VRMA keeps the input's world positions; where a rest stands off its axes (CMU 1°,
+    /// Soldier's idle stance 31°), three-vrm's pose is ours turned by the difference about +Y,
+    /// measured here from the source's rest ([`stance_yaw`]). Returns the figures per model.
     fn plays_as_retarget(vrma: &Path, source: &Path) -> Vec<String> {
+        let stance = glam::DQuat::from_rotation_y(stance_yaw(source));
         let (json, _) = glb_parts(vrma);
         let vrma_bones: HashSet<String> = json["extensions"]["VRMC_vrm_animation"]["humanoid"]
             ["humanBones"]
@@ -541,10 +695,8 @@ mod corpus {
                         continue;
                     };
                     let (a, c) = (p(&b["p"]), p(&o["p"]));
-                    let rel = dist(
-                        [a[0] - h3[0], a[1] - h3[1], a[2] - h3[2]],
-                        [c[0] - ho[0], c[1] - ho[1], c[2] - ho[2]],
-                    );
+                    let ours = stance * glam::DVec3::new(c[0] - ho[0], c[1] - ho[1], c[2] - ho[2]);
+                    let rel = dist([a[0] - h3[0], a[1] - h3[1], a[2] - h3[2]], ours.to_array());
                     all = all.max(rel);
                     if bone.ends_with("Hand") {
                         hands = hands.max(rel);
@@ -564,6 +716,28 @@ mod corpus {
             figures.push(line);
         }
         figures
+    }
+
+    /// How far (radians, about +Y) the source's rest stands from its axes: the turn taking +X to
+    /// the mean left-from-right direction of its upper legs and upper arms, less that turn to
+    /// the nearest quarter turn (a declared T-pose stands on its axes: 0 there too).
+    fn stance_yaw(source: &Path) -> f64 {
+        let rest: Value =
+            serde_json::from_str(&humanoid_ok(&["pose", "--json", s(source)]).stdout).unwrap();
+        let (mut x, mut z) = (0.0, 0.0);
+        for (l, r) in [
+            ("leftUpperLeg", "rightUpperLeg"),
+            ("leftUpperArm", "rightUpperArm"),
+        ] {
+            let (a, b) = (p(&rest["rest"][l]["p"]), p(&rest["rest"][r]["p"]));
+            let (dx, dz) = (a[0] - b[0], a[2] - b[2]);
+            let n = dx.hypot(dz);
+            x += dx / n;
+            z += dz / n;
+        }
+        let yaw = (-z).atan2(x);
+        let quarter = std::f64::consts::FRAC_PI_2;
+        yaw - (yaw / quarter).round() * quarter
     }
 
     /// Every corpus animation (and the mannequin) → `.vrma`: exit 0, `validate` clean, three-vrm

@@ -13,7 +13,9 @@
 //!    between are spine / chest, the branch chest or upperChest (Godot's rule: one between →
 //!    spine, chest = branch; two or more → first spine, last chest, branch upperChest).
 //! 4. **Neck and head**: up from the branch toward the top; the head is the first joint that
-//!    branches (eyes, jaw, hair) or the last one; joints below it are the neck.
+//!    branches (eyes, jaw, hair) or the last one; joints below it are the neck. A last joint
+//!    whose only child hangs below the hips (a joint out of place, as joe_1.1's skullbase at
+//!    the origin) leaves the head missing.
 //! 5. **Arms**: the chain from the branch out to the farthest joint. The hand is where the
 //!    fingers start: a joint with several children close to it (a "hand" whose children are a
 //!    forearm's length away is a forearm with palms, as in RobotExpressive: no hand then). The
@@ -21,20 +23,27 @@
 //!    upper arm (each under 0.35 of the rest) are the shoulder. A chain that never branches is
 //!    read from its segment lengths only where they leave no doubt: a forearm is 0.6–1.67
 //!    times the upper arm, a clavicle under 0.6 times; a chain that ends at the elbow (no
-//!    hand) never has its forearm taken for a hand.
+//!    hand) never has its forearm taken for a hand, and a joint beyond the hand must be
+//!    shorter than the forearm.
 //! 6. **Legs**: the chain down each leg; the foot is where it turns forward, the knee the joint
 //!    nearest half way from hip to foot, the toes the joint after the foot when at most an end
-//!    joint follows it.
+//!    joint follows it, it lies at least a tenth of the leg's length from the ankle and ahead
+//!    of it (not the midfoot or the heel).
 //! 7. **Fingers**: with five finger chains, or four (thumb, index, middle; the fourth is left
-//!    out: ring or little cannot be told), none of them branching, ordered across the hand
+//!    out: ring or little cannot be told), each at least two joints that never branch (not
+//!    H-Anim's midcarpals, not bare metacarpals), ordered across the hand
 //!    from the thumb (the chain that leaves the hand at the widest angle) along the line the
 //!    finger bases make; the first three joints of each chain, after a metacarpal (a first
 //!    joint near the wrist, or one joint more than the thumb has) on the four fingers.
 //! 8. **Sides**: names that carry a side (`l-`, `L_`, `.l`, `_l`, `Left…`, `left_`, …, see
 //!    [`super::normalize`]) win: when the two legs' (arms') joint names say opposite sides,
-//!    those are the sides. Otherwise the shape: the character faces where both feet point
-//!    (ankle to the end of the foot's chain; the two must agree), else the file format's
-//!    convention (+Z; −Z for VRM 0.x); its left is `up × forward`.
+//!    those are the sides. Otherwise the shape finds the facing: forward is horizontal, at
+//!    right angles to the line between the hip joints, and which way along it is told by
+//!    both feet (the toes reach farther from the ankle than the heel), else by both elbows
+//!    (a bent arm's elbow points back); its left is `up × forward`. Else the other limb
+//!    pair's names tell the left. Where nothing tells it (a T-pose with no feet and no sided
+//!    names), or the cues disagree, the arms and legs are left missing: the file format's
+//!    convention (+Z) is not trusted, as a rig may be turned.
 //!
 //! A bone the rig does not have stays missing: a neighbour never fills it (the `--map auto`
 //! path also drops the auto-mapper's answer where it contradicts a table's names, see
@@ -223,38 +232,56 @@ pub fn auto_map(asset: &Asset) -> Result<Mapping, NotHumanoid> {
     let (branch, arms) = find_branch(&rig, hips, up)?;
     check_arms(&rig, &arms)?;
     spine(&rig, &mut mapping, hips, up, branch);
-    neck_and_head(&rig, &mut mapping, branch, &arms);
-    // The feet tell the facing; when they cannot, the file format's convention does (glTF
-    // and VRM 1.0 face +Z, VRM 0.x −Z).
-    let forward = facing(&rig, &legs).unwrap_or(match asset.facing {
-        crate::asset::Facing::PlusZ => Vec3::Z,
-        crate::asset::Facing::MinusZ => Vec3::NEG_Z,
-    });
-    let left_axis = Vec3::Y.cross(forward);
+    neck_and_head(&rig, &mut mapping, hips, branch, &arms);
+    // Which way is left: names that carry a side win (a limb pair whose names say opposite
+    // sides); else the shape's facing; else the sides the other pair's names tell. Limbs whose
+    // side none of these tells are left out: never guessed.
+    let legs_named = named_sides(&rig, &legs);
+    let arms_named = named_sides(&rig, &arms);
     let hips_pos = rig.pos(hips);
-    let side = |joint: JointId| {
+    let left_axis = facing(&rig, &legs, &arms, branch)
+        .map(|forward| Vec3::Y.cross(forward))
+        .or_else(|| {
+            let (pair, named) = match (&legs_named, &arms_named) {
+                (Some(named), _) => (&legs, named),
+                (None, Some(named)) => (&arms, named),
+                (None, None) => return None,
+            };
+            let across = centroid(&rig, pair[0]) - centroid(&rig, pair[1]);
+            let across = Vec3::new(across.x, 0.0, across.z).normalize_or_zero();
+            let across = if named[0] { across } else { -across };
+            (across != Vec3::ZERO).then_some(across)
+        });
+    let forward = left_axis.map(|left| left.cross(Vec3::Y));
+    let side = |joint: JointId, left_axis: Vec3| {
         (rig.pos(rig.extreme(joint, |p| -(p - hips_pos).dot(left_axis).abs())) - hips_pos)
             .dot(left_axis)
             > 0.0
     };
-    // Names that carry a side win over the shape; the shape decides only when the two limbs'
-    // names do not say opposite sides.
-    let sides = |pair: &[JointId]| -> Vec<bool> {
-        match pair
-            .iter()
-            .map(|j| name_side(&rig, *j))
-            .collect::<Vec<_>>()
-            .as_slice()
-        {
-            [Some(a), Some(b)] if a != b => vec![*a, *b],
-            _ => pair.iter().map(|j| side(*j)).collect(),
+    let sides = |pair: &[JointId], named: &Option<Vec<bool>>| -> Vec<Option<bool>> {
+        match (named, left_axis) {
+            (Some(named), _) => named.iter().map(|s| Some(*s)).collect(),
+            (None, Some(axis)) => {
+                let found: Vec<bool> = pair.iter().map(|j| side(*j, axis)).collect();
+                // Two limbs on one side: the shape is misread; neither is trusted.
+                if found.len() == 2 && found[0] == found[1] {
+                    vec![None; pair.len()]
+                } else {
+                    found.into_iter().map(Some).collect()
+                }
+            }
+            (None, None) => vec![None; pair.len()],
         }
     };
-    for (leg, left) in legs.iter().zip(sides(&legs)) {
-        map_leg(&rig, &mut mapping, *leg, left);
+    for (leg, left) in legs.iter().zip(sides(&legs, &legs_named)) {
+        if let Some(left) = left {
+            map_leg(&rig, &mut mapping, *leg, left, forward);
+        }
     }
-    for (arm, left) in arms.iter().zip(sides(&arms)) {
-        map_arm(&rig, &mut mapping, branch, *arm, left);
+    for (arm, left) in arms.iter().zip(sides(&arms, &arms_named)) {
+        if let Some(left) = left {
+            map_arm(&rig, &mut mapping, branch, *arm, left);
+        }
     }
     prune(&asset.skeleton, &mut mapping);
     Ok(mapping)
@@ -276,6 +303,25 @@ fn name_side(rig: &Rig<'_>, limb: JointId) -> Option<bool> {
         std::cmp::Ordering::Less => Some(false),
         std::cmp::Ordering::Equal => None,
     }
+}
+
+/// The sides a pair of limbs' names carry, when they say opposite sides.
+fn named_sides(rig: &Rig<'_>, pair: &[JointId]) -> Option<Vec<bool>> {
+    match pair
+        .iter()
+        .map(|j| name_side(rig, *j))
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [Some(a), Some(b)] if a != b => Some(vec![*a, *b]),
+        _ => None,
+    }
+}
+
+/// The mean position of the joints of `joint`'s subtree.
+fn centroid(rig: &Rig<'_>, joint: JointId) -> Vec3 {
+    let joints = rig.subtree(joint);
+    joints.iter().map(|j| rig.pos(*j)).sum::<Vec3>() / joints.len().max(1) as f32
 }
 
 /// Finds the hips, its two leg roots and its up branch.
@@ -417,7 +463,13 @@ fn spine(rig: &Rig<'_>, mapping: &mut Mapping, hips: JointId, up: JointId, branc
     let _ = hips;
 }
 
-fn neck_and_head(rig: &Rig<'_>, mapping: &mut Mapping, branch: JointId, arms: &[JointId]) {
+fn neck_and_head(
+    rig: &Rig<'_>,
+    mapping: &mut Mapping,
+    hips: JointId,
+    branch: JointId,
+    arms: &[JointId],
+) {
     let Some(start) = rig
         .real_children(branch)
         .into_iter()
@@ -428,52 +480,129 @@ fn neck_and_head(rig: &Rig<'_>, mapping: &mut Mapping, branch: JointId, arms: &[
     };
     let mut chain = vec![start];
     let mut current = start;
-    loop {
+    // A single child that hangs below the hips: a joint out of place (H-Anim's joe puts its
+    // skullbase at the feet), which may be the head itself: the head is not told.
+    let misplaced = loop {
         let children = rig.real_children(current);
         // The head goes on up: a single child that hangs below (a prop, a gauge) is not it.
         if children.len() != 1 || rig.highest(children[0]) <= rig.pos(current).y {
-            break;
+            break matches!(children.as_slice(), [only] if rig.lowest(*only) < rig.pos(hips).y);
         }
         current = children[0];
         chain.push(current);
-    }
+    };
     match chain.as_slice() {
-        [head] => mapping.set(HumanBone::Head, *head, 0.8),
+        [head] if !misplaced => mapping.set(HumanBone::Head, *head, 0.8),
         [neck, .., head] => {
             mapping.set(HumanBone::Neck, *neck, 0.9);
-            mapping.set(HumanBone::Head, *head, 0.9);
+            if !misplaced {
+                mapping.set(HumanBone::Head, *head, 0.9);
+            }
         }
-        [] => {}
+        _ => {}
     }
 }
 
-/// Where the character faces: the horizontal direction from each foot (ankle) to the joint
-/// of its subtree farthest from it (the toes' tip; heel joints are nearer). Both feet must
-/// agree; `None` when they do not, or a foot has nothing beyond the ankle: the sides are then
-/// not told from the shape.
-fn facing(rig: &Rig<'_>, legs: &[JointId]) -> Option<Vec3> {
-    let mut dirs = Vec::new();
-    for &leg in legs {
-        let chain = leg_chain(rig, leg);
-        let foot = chain.get(foot_index(rig, &chain)?).copied()?;
-        let at = rig.pos(foot);
-        let flat = |p: Vec3| Vec3::new(p.x - at.x, 0.0, p.z - at.z);
-        // The end of the chain down the foot (through its lowest joint), else the joint of
-        // the foot's subtree farthest from the ankle.
-        let far = match chain.last() {
-            Some(&end) if end != foot => end,
-            _ => rig.extreme(foot, |p| -flat(p).length()),
-        };
-        let d = flat(rig.pos(far));
-        if d.length() < 0.02 * rig.height {
-            return None;
-        }
-        dirs.push(d.normalize());
-    }
-    let [a, b] = dirs.as_slice() else {
+/// Where the character faces: across the hips (horizontal, at right angles to the line
+/// between the two hip joints); which of the two ways is told by the feet (the toes reach farther
+/// from the ankle than the heel, [`foot_way`]), else by the elbows (a bent arm's elbow points
+/// back, [`elbow_way`]). Each cue counts only when both limbs tell it and agree; `None` when no
+/// cue tells it, or the feet and the elbows disagree: the sides are then not told by the shape.
+fn facing(rig: &Rig<'_>, legs: &[JointId], arms: &[JointId], branch: JointId) -> Option<Vec3> {
+    let [a, b] = legs else {
         return None;
     };
-    (a.dot(*b) > 0.0).then(|| (*a + *b).normalize())
+    // The line between the hip joints, else (legs from one point) between the legs' middles.
+    let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+    let mut across = flat(rig.pos(*a) - rig.pos(*b));
+    if across.length() < 0.01 * rig.height {
+        across = flat(centroid(rig, *a) - centroid(rig, *b));
+    }
+    if across.length() < 0.01 * rig.height {
+        return None;
+    }
+    let axis = Vec3::Y.cross(across).normalize();
+    let both = |ways: Vec<Option<f32>>| match ways.as_slice() {
+        [Some(a), Some(b)] if a == b => Some(*a),
+        _ => None,
+    };
+    let feet = both(legs.iter().map(|l| foot_way(rig, *l, axis)).collect());
+    let elbows = both(
+        arms.iter()
+            .map(|a| elbow_way(rig, branch, *a, axis))
+            .collect(),
+    );
+    let way = match (feet, elbows) {
+        (Some(f), Some(e)) if f != e => return None,
+        (Some(way), _) | (None, Some(way)) => way,
+        (None, None) => return None,
+    };
+    Some(axis * way)
+}
+
+/// Which way along `axis` (±1) a leg's foot points: the joints of the foot (below the ankle)
+/// reach at least 1.5 times as far one way from the ankle as the other (the toes ahead, the
+/// heel behind), and at least 2 % of the rig's height; `None` when the leg has no foot or the
+/// foot is not clearly longer one way.
+fn foot_way(rig: &Rig<'_>, leg: JointId, axis: Vec3) -> Option<f32> {
+    let chain = leg_chain(rig, leg);
+    let foot = *chain.get(foot_index(rig, &chain)?)?;
+    let at = rig.pos(foot);
+    let (mut ahead, mut behind) = (0.0f32, 0.0f32);
+    for joint in rig.subtree(foot) {
+        let d = (rig.pos(joint) - at).dot(axis);
+        ahead = ahead.max(d);
+        behind = behind.max(-d);
+    }
+    clear_way(ahead, behind, 1.5, 0.02 * rig.height)
+}
+
+/// `1` when `plus` is at least `ratio` times `minus` and at least `least`, `-1` the other way
+/// round, else `None`.
+fn clear_way(plus: f32, minus: f32, ratio: f32, least: f32) -> Option<f32> {
+    if plus >= ratio * minus && plus >= least {
+        Some(1.0)
+    } else if minus >= ratio * plus && minus >= least {
+        Some(-1.0)
+    } else {
+        None
+    }
+}
+
+/// Which way along `axis` (±1) a bent arm's end comes: the elbow (the joint of the chain out
+/// to the arm's farthest joint that lies farthest from the line joining the chain's ends)
+/// points back, so the arm's end comes the other way. Told only when the elbow sits off the
+/// line mostly along `axis` (not up, down or out) and by at least 6 % of the chain's length;
+/// a straight arm (a T-pose, an A-pose) tells nothing.
+fn elbow_way(rig: &Rig<'_>, branch: JointId, arm: JointId, axis: Vec3) -> Option<f32> {
+    let origin = rig.pos(branch);
+    let far = rig.extreme(arm, |p| -(p - origin).length());
+    let path = rig.path(arm, far);
+    let [first, inner @ .., last] = path.as_slice() else {
+        return None;
+    };
+    let (start, end) = (rig.pos(*first), rig.pos(*last));
+    let line = end - start;
+    if inner.is_empty() || line.length_squared() <= 0.0 {
+        return None;
+    }
+    let length: f32 = path
+        .windows(2)
+        .map(|w| rig.pos(w[1]).distance(rig.pos(w[0])))
+        .sum();
+    let off = inner
+        .iter()
+        .map(|j| {
+            let p = rig.pos(*j) - start;
+            p - line * (p.dot(line) / line.length_squared())
+        })
+        .max_by(|a, b| a.length().total_cmp(&b.length()))?;
+    let along = off.dot(axis);
+    if along.abs() < 0.5 * off.length() || along.abs() < 0.06 * length {
+        return None;
+    }
+    // The elbow behind: the arm's end comes forward.
+    Some(-along.signum())
 }
 
 /// The chain from a leg root to its lowest joint.
@@ -513,7 +642,8 @@ fn foot_index(rig: &Rig<'_>, chain: &[JointId]) -> Option<usize> {
     Some(at)
 }
 
-fn map_leg(rig: &Rig<'_>, mapping: &mut Mapping, leg: JointId, left: bool) {
+/// Maps a leg (`left` or right); `forward`, where the character faces, when known.
+fn map_leg(rig: &Rig<'_>, mapping: &mut Mapping, leg: JointId, left: bool, forward: Option<Vec3>) {
     use HumanBone::*;
     let chain = leg_chain(rig, leg);
     let (upper, lower, foot, toes) = if left {
@@ -536,8 +666,19 @@ fn map_leg(rig: &Rig<'_>, mapping: &mut Mapping, leg: JointId, left: bool) {
             // The toes: the joint after the ankle, when at most an end joint follows it (with
             // more, as in H-Anim's tarsal and metatarsal joints, which one is the toes is not
             // told by the shape).
+            // The toes (the ball of the foot) also lie at least a tenth of the leg's length
+            // from the ankle, and ahead of it where the facing is known (a joint close under
+            // or behind the ankle is the midfoot or the heel).
             if let Some(&toe) = chain.get(at + 1).filter(|_| chain.len() <= at + 3) {
-                mapping.set(toes, toe, 0.7);
+                let ankle = rig.pos(chain[at]);
+                let d = rig.pos(toe) - ankle;
+                let leg: f32 = chain[..=at]
+                    .windows(2)
+                    .map(|w| rig.pos(w[1]).distance(rig.pos(w[0])))
+                    .sum();
+                if d.length() >= 0.1 * leg && forward.is_none_or(|f| d.dot(f) > 0.0) {
+                    mapping.set(toes, toe, 0.7);
+                }
             }
         }
         // A leg that ends above the ground (the feet hang elsewhere, as in IK rigs): hip and
@@ -712,6 +853,11 @@ fn map_plain_arm(rig: &Rig<'_>, mapping: &mut Mapping, path: &[JointId], left: b
         _ if like(seg(1), seg(0)) => (0, true),
         _ => return,
     };
+    // A joint beyond the hand is a finger or the hand's end: shorter than the forearm (else
+    // the lengths were misread, as a clavicle joint taken for an upper arm).
+    if with_hand && path.len() > start + 3 && seg(start + 2) >= seg(start + 1) {
+        return;
+    }
     if start >= 1 {
         mapping.set(shoulder, path[0], 0.7);
     }
@@ -741,12 +887,17 @@ fn fingers(rig: &Rig<'_>, mapping: &mut Mapping, hand: JointId, left: bool) {
     if chains.len() != 5 && chains.len() != 4 {
         return;
     }
-    // A chain that branches is not one finger (H-Anim's midcarpal joints carry two).
-    if chains.iter().any(|c| {
-        c[..c.len() - 1]
-            .iter()
-            .any(|j| rig.real_children(*j).len() > 1)
-    }) {
+    // A finger is a chain of at least two joints that never branches (H-Anim's midcarpal
+    // joints carry two fingers; a single joint is a metacarpal or a stub, not a finger).
+    let finger_like = |c: &[JointId]| {
+        c.len() >= 2
+            && c.first().is_some_and(|root| {
+                rig.subtree(*root)
+                    .iter()
+                    .all(|j| rig.real_children(*j).len() <= 1)
+            })
+    };
+    if !chains.iter().all(|c| finger_like(c)) {
         return;
     }
     let count = chains.len();

@@ -114,10 +114,31 @@ fn a_table_in_a_mappings_folder_is_picked_up_without_code_changes() {
     );
 }
 
+/// [`odd_rig`] with its forearms bent forward (+Z) at the elbows: the elbows tell where it
+/// faces.
+fn odd_rig_bent() -> Value {
+    let mut rig = odd_rig();
+    rig["nodes"][7]["translation"] = json!([0.2, 0.0, 0.16]);
+    rig["nodes"][10]["translation"] = json!([-0.2, 0.0, 0.16]);
+    rig
+}
+
 #[test]
 fn without_a_table_the_shape_maps_the_rig() {
     let dir = temp_dir();
+    // A T-pose with no feet and no sides in its names: nothing tells where it faces (the
+    // format's convention is not trusted: a rig may be turned), so left and right are not
+    // guessed: the trunk only.
     let rig = write(dir.path(), "odd.glb", &glb(&odd_rig(), &[]));
+    let report: Value =
+        serde_json::from_str(&humanoid_ok(&["map", "--json", s(&rig)]).stdout).unwrap();
+    assert_eq!(report["method"], "auto");
+    assert_eq!(
+        report["bones"],
+        json!({"hips": "zz_root", "spine": "zz_back", "chest": "zz_ribs", "neck": "zz_collar", "head": "zz_skull"})
+    );
+    // Bent elbows point back: the rig faces +Z, its left is +X.
+    let rig = write(dir.path(), "bent.glb", &glb(&odd_rig_bent(), &[]));
     let report: Value =
         serde_json::from_str(&humanoid_ok(&["map", "--json", s(&rig)]).stdout).unwrap();
     assert_eq!(report["method"], "auto");
@@ -135,7 +156,7 @@ fn without_a_table_the_shape_maps_the_rig() {
 #[test]
 fn map_writes_an_editable_table_that_maps_the_same() {
     let dir = temp_dir();
-    let rig = write(dir.path(), "odd.glb", &glb(&odd_rig(), &[]));
+    let rig = write(dir.path(), "odd.glb", &glb(&odd_rig_bent(), &[]));
     let table = dir.path().join("odd-rig.toml");
     humanoid_ok(&["map", s(&rig), "-o", s(&table)]);
     let text = std::fs::read_to_string(&table).unwrap();

@@ -281,6 +281,9 @@ fn convert_through_model(
     let mut files = vec![output.to_path_buf()];
     let bytes_written = match target {
         Format::Bvh => {
+            if asset.humanoids.is_empty() {
+                map_for_bvh(&mut asset, input, &mut diagnostics);
+            }
             let rig = asset.rig_only();
             report_rig_only(&asset, &rig, &mut diagnostics);
             let chosen = one_clip(&rig, options.clip.as_deref(), input, "a BVH")?;
@@ -289,6 +292,7 @@ fn convert_through_model(
             let mut write_options = bvh_write_options(bvh_layout.as_ref(), options.bvh_order);
             if let Some(scale) = options.bvh_write_scale {
                 write_options.scale = scale;
+                write_options.pick_unit = false;
             }
             let written = crate::formats::bvh::write_with_diagnostics(&rig, clip, &write_options)?;
             diagnostics.extend(written.diagnostics);
@@ -393,6 +397,7 @@ fn bvh_write_options(
         (Some(layout), Some(order)) => WriteOptions {
             order,
             scale: layout.metres_per_unit(),
+            pick_unit: false,
             fps: Some(1.0 / layout.frame_time()),
             ..WriteOptions::default()
         },
@@ -507,6 +512,16 @@ fn map_for_hanim(
         Err(e) => Err(Error::unsupported(format!(
             "{e}. An H-Anim file holds a humanoid whose joints carry H-Anim names: convert this rig to .glb instead, or map its joints with --map TABLE.toml (`humanoid map FILE -o TABLE.toml` writes one to edit)"
         ))),
+    }
+}
+
+/// The rig of a file going to BVH, mapped by the one policy ([`crate::mapping::policy`]) so
+/// the writer can fold the nodes above its skeleton and check that the file reads back as the
+/// same humanoid; a rig that is no humanoid is written as it is (said in a note).
+fn map_for_bvh(asset: &mut crate::Asset, input: &Path, diagnostics: &mut Diagnostics) {
+    match crate::mapping::policy::map_humanoid(asset, input, None) {
+        Ok(mapped) => mapped.note("", diagnostics),
+        Err(e) => diagnostics.info("HUMANOID_NOT_MAPPED", "", e.to_string()),
     }
 }
 

@@ -217,6 +217,12 @@ fn round_trip_error(text: &str, scale: f64, options: &WriteOptions) -> f64 {
     };
     let outcome = bvh::read(text, Path::new("in.bvh"), &read_options).expect("reads");
     let asset = &outcome.asset;
+    // In the unit asked for (the writer would pick another where a reader guessing the unit
+    // from the hips height would misread it).
+    let options = &WriteOptions {
+        pick_unit: false,
+        ..options.clone()
+    };
     let written = bvh::write(asset, &asset.clips[0], options).expect("writes");
     let original = parse_test_bvh(text);
     let copy = parse_test_bvh(&written);
@@ -459,19 +465,23 @@ fn round_trip_keeps_world_positions_in_every_order() {
 }
 
 #[test]
-fn animated_joint_translation_without_channels_is_reported() {
+fn animated_joint_translation_gets_position_channels() {
     let outcome = bvh::read(SMALL, Path::new("small.bvh"), &ReadOptions::default()).unwrap();
     let asset = &outcome.asset;
     let written =
         bvh::write_with_diagnostics(asset, &asset.clips[0], &WriteOptions::default()).unwrap();
-    assert!(written.diagnostics.contains("BVH_TRANSLATION_DROPPED"));
+    assert!(!written.diagnostics.contains("BVH_TRANSLATION_DROPPED"));
+    assert!(written.diagnostics.contains("BVH_JOINT_POSITIONS"));
     let copy = parse_test_bvh(&written.text);
-    assert_eq!(copy.joints[4].channels.len(), 3, "LeftLeg: rotations only");
     assert_eq!(
-        copy.joints[0].channels.len(),
+        copy.joints[4].channels.len(),
         6,
-        "the root keeps its positions"
+        "LeftLeg: its positions too"
     );
+    assert_eq!(copy.joints[1].channels.len(), 3, "Spine: rotations only");
+    // Every joint where it was, at every frame (the test's own FK of both files).
+    let error = round_trip_error(SMALL, CENTIMETRES, &WriteOptions::default());
+    assert!(error < 1e-5, "{error} m");
 }
 
 /// A chain whose joints each sweep one axis from −150° to 150° (through ±90°) in the order
@@ -693,27 +703,37 @@ fn rest_rotations_are_baked_keeping_world_positions() {
             let options = WriteOptions {
                 order,
                 scale,
+                pick_unit: false,
                 ..WriteOptions::default()
             };
             let written = bvh::write_with_diagnostics(&asset, &clip, &options).unwrap();
-            // The static tracks were baked, nothing dropped.
+            // Nothing dropped: the static translation that differs from the rest is held by
+            // position channels, the rest stays the OFFSETs.
             assert!(!written.diagnostics.contains("BVH_TRANSLATION_DROPPED"));
             assert!(!written.diagnostics.contains("BVH_SCALE_DROPPED"));
-            // "tip" is a leaf with a rotation track: an End Site, reported.
-            assert!(written.diagnostics.contains("BVH_LEAF_ROTATION_DROPPED"));
+            assert!(!written.diagnostics.contains("BVH_LEAF_ROTATION_DROPPED"));
             let bvh = parse_test_bvh(&written.text);
             assert_eq!(bvh.frames, 24, "the key rate (24 fps) is kept");
             assert!((bvh.frame_time - 1.0 / 24.0).abs() < 1e-6);
-            // Joints in skeleton order: root, upper, lower, tip (End Site), side, side_tip.
-            assert_eq!(bvh.joints.len(), 6);
-            assert!(bvh.joints[3].end_site && bvh.joints[5].end_site);
+            // Joints in skeleton order, each leaf a JOINT with an End Site: root, upper, lower,
+            // tip, tip_End, side, side_tip, side_tip_End.
+            assert_eq!(bvh.joints.len(), 8);
+            assert!(!bvh.joints[3].end_site && bvh.joints[4].end_site && bvh.joints[7].end_site);
+            assert_eq!(bvh.joints[2].channels.len(), 6, "lower: held off its rest");
+            // The rest is the skeleton's (the OFFSETs), whatever the clip holds.
+            let rest: Vec<[f64; 3]> = expected_positions(&asset, &Clip::new("rest"), 0);
+            let written_rest = test_rest(&bvh, scale);
+            for (i, j) in [(0, 0), (1, 1), (2, 2), (3, 3), (5, 4), (6, 5)] {
+                let error = distance(written_rest[i], rest[j]);
+                assert!(error < 1e-6, "rest of joint {j}: {error} m");
+            }
             let mut worst = 0.0f64;
             for k in 0..24 {
-                let error = max_error(
-                    &test_fk(&bvh, k, scale),
-                    &expected_positions(&asset, &clip, k),
-                );
-                worst = worst.max(error);
+                let written = test_fk(&bvh, k, scale);
+                let expected = expected_positions(&asset, &clip, k);
+                for (i, j) in [(0, 0), (1, 1), (2, 2), (3, 3), (5, 4), (6, 5)] {
+                    worst = worst.max(distance(written[i], expected[j]));
+                }
             }
             println!(
                 "rest rotations baked, {order}, scale {scale}: max position error {worst:.2e} m"
@@ -730,7 +750,7 @@ fn rest_rotations_are_baked_keeping_world_positions() {
 }
 
 #[test]
-fn irregular_keys_fall_back_to_30_fps_and_fps_overrides() {
+fn keys_on_a_coarse_grid_are_taken_and_fps_overrides() {
     let (asset, _, ids) = rotated_rest_asset();
     let mut clip = Clip::new("irregular");
     clip.add_track(
@@ -745,14 +765,16 @@ fn irregular_keys_fall_back_to_30_fps_and_fps_overrides() {
         .unwrap(),
     );
     let bvh = parse_test_bvh(&bvh::write(&asset, &clip, &WriteOptions::default()).unwrap());
-    assert_eq!(bvh.frames, 31);
-    assert!((bvh.frame_time - 1.0 / 30.0).abs() < 1e-12);
+    // Every key lies on a 10 fps grid: its frames.
+    assert_eq!(bvh.frames, 11);
+    assert!((bvh.frame_time - 0.1).abs() < 1e-12);
     let options = WriteOptions {
-        fps: Some(10.0),
+        fps: Some(20.0),
+        pick_unit: false,
         ..WriteOptions::default()
     };
     let bvh = parse_test_bvh(&bvh::write(&asset, &clip, &options).unwrap());
-    assert_eq!(bvh.frames, 11);
+    assert_eq!(bvh.frames, 21);
     // Rest pose throughout: every world position is the skeleton's rest world position.
     let rest: Vec<[f64; 3]> = asset
         .skeleton
@@ -760,7 +782,10 @@ fn irregular_keys_fall_back_to_30_fps_and_fps_overrides() {
         .iter()
         .map(|w| w.translation.as_dvec3().to_array())
         .collect();
-    assert!(max_error(&test_fk(&bvh, 5, CENTIMETRES), &rest) < 1e-5);
+    let written = test_fk(&bvh, 5, CENTIMETRES);
+    for (i, j) in [(0, 0), (1, 1), (2, 2), (3, 3), (5, 4), (6, 5)] {
+        assert!(distance(written[i], rest[j]) < 1e-5);
+    }
     let bad = WriteOptions {
         fps: Some(0.0),
         ..WriteOptions::default()
@@ -1488,4 +1513,369 @@ fn corpus_bvh_to_bvh_keeps_every_joint_and_frame_in_blender_too() {
             "{name}: Blender's bones and frames, copy vs input"
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A humanoid under nodes that are not joints (issue 15: `→ bvh` keeps every bone where it was).
+
+/// World positions of the written file's joints at rest: the OFFSETs alone (BVH's rest).
+fn test_rest(bvh: &TestBvh, scale: f64) -> Vec<[f64; 3]> {
+    let mut positions: Vec<[f64; 3]> = Vec::new();
+    for joint in &bvh.joints {
+        let base = joint.parent.map_or([0.0; 3], |p| positions[p]);
+        positions.push([0, 1, 2].map(|i| base[i] + joint.offset[i]));
+    }
+    positions
+        .into_iter()
+        .map(|p| p.map(|c| c * scale))
+        .collect()
+}
+
+/// The metres per unit a reader that guesses the unit takes the written file for.
+fn detected_unit(text: &str) -> f64 {
+    let outcome = bvh::read(text, Path::new("back.bvh"), &ReadOptions::default()).unwrap();
+    let (_, layout) =
+        bvh::read_with_layout(text, Path::new("back.bvh"), &ReadOptions::default()).unwrap();
+    assert!(
+        !outcome.diagnostics.contains("BVH_UNITS_UNKNOWN"),
+        "the unit is not guessed: {:?}",
+        outcome.diagnostics
+    );
+    layout.metres_per_unit()
+}
+
+/// Bone, name, parent index and the bone's offset from its parent in a +Y-up, +Z-facing
+/// figure (metres), joints 2.. of [`folded_humanoid`].
+const FIGURE: [(&str, usize, [f32; 3]); 21] = [
+    ("hips", 1, [0.0, 1.0, 0.0]),
+    ("spine", 2, [0.0, 0.1, 0.0]),
+    ("chest", 3, [0.0, 0.15, 0.0]),
+    ("upperChest", 4, [0.0, 0.12, 0.0]),
+    ("neck", 5, [0.0, 0.15, 0.0]),
+    ("head", 6, [0.0, 0.1, 0.02]),
+    ("leftUpperArm", 5, [0.2, 0.05, 0.0]),
+    ("leftLowerArm", 8, [0.3, 0.0, 0.0]),
+    ("leftHand", 9, [0.25, 0.0, 0.0]),
+    ("rightUpperArm", 5, [-0.2, 0.05, 0.0]),
+    ("rightLowerArm", 11, [-0.3, 0.0, 0.0]),
+    ("rightHand", 12, [-0.25, 0.0, 0.0]),
+    ("leftUpperLeg", 2, [0.1, -0.05, 0.0]),
+    ("leftLowerLeg", 14, [0.0, -0.45, 0.0]),
+    ("leftFoot", 15, [0.0, -0.42, 0.0]),
+    ("leftToes", 16, [0.0, -0.05, 0.12]),
+    ("rightUpperLeg", 2, [-0.1, -0.05, 0.0]),
+    ("rightLowerLeg", 18, [0.0, -0.45, 0.0]),
+    ("rightFoot", 19, [0.0, -0.42, 0.0]),
+    ("rightToes", 20, [0.0, -0.05, 0.12]),
+    ("leftEye", 7, [0.03, 0.05, 0.08]),
+];
+
+/// A humanoid as Blender exports it to glTF: `Z_UP` (−90° about X) and `Armature` (moved,
+/// scaled to centimetres) above the skin joints, whose offsets are in the armature's Z-up
+/// centimetres. Joint `i ≥ 2` is `FIGURE[i − 2]`, named by `name`; mapped by a declared
+/// humanoid (`skip`: bones left out of the declaration). The clip moves and turns the hips,
+/// bends the left arm, and holds the left upper arm 3 mm off its rest (a constant
+/// translation track, as glTF exporters write).
+fn folded_humanoid(name: impl Fn(usize) -> String, skip: &[&str]) -> (Asset, Clip) {
+    use humanoid::asset::HumanoidSkeleton;
+    use humanoid::model::{BoneMap, HumanBone};
+    // Z-up armature space: (x, y, z) up-Y becomes (x, −z, y); centimetres.
+    let z_up = |v: [f32; 3]| Vec3::new(v[0], -v[2], v[1]) * 100.0;
+    let mut raw = vec![
+        RawJoint {
+            name: "Z_UP".into(),
+            parent: None,
+            rest: Trs::from_rotation(Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2)),
+        },
+        RawJoint {
+            name: "Armature".into(),
+            parent: Some(0),
+            rest: Trs::new(Vec3::new(0.5, 0.0, 0.25), Quat::IDENTITY, Vec3::splat(0.01)),
+        },
+    ];
+    for (i, (_, parent, offset)) in FIGURE.iter().enumerate() {
+        raw.push(RawJoint {
+            name: name(i + 2),
+            parent: Some(*parent),
+            rest: Trs::from_translation(z_up(*offset)),
+        });
+    }
+    let (skeleton, ids) = Skeleton::from_raw(raw).unwrap();
+    let mut asset = Asset::new(Format::Glb, skeleton, (0..ids.len()).collect());
+    asset.skin_joints = ids[2..].to_vec();
+    let mut bones = BoneMap::new();
+    for (i, (bone, _, _)) in FIGURE.iter().enumerate() {
+        if !skip.contains(bone) {
+            bones.set(bone.parse::<HumanBone>().unwrap(), Some(ids[i + 2]));
+        }
+    }
+    asset.humanoids = vec![HumanoidSkeleton {
+        root: Some(ids[2]),
+        bones,
+        declared_t_pose: false,
+    }];
+    let keys = 25;
+    let times: Vec<f32> = (0..keys).map(|k| k as f32 / 24.0).collect();
+    let mut clip = Clip::new("walk");
+    let mut add = |joint: usize, property, values: Vec<f32>| {
+        clip.add_track(
+            Track::new(
+                TrackTarget::Joint(ids[joint]),
+                property,
+                Interpolation::Linear,
+                times.clone(),
+                values,
+            )
+            .unwrap(),
+        );
+    };
+    let hips = z_up(FIGURE[0].2);
+    add(
+        2,
+        Property::Translation,
+        (0..keys)
+            .flat_map(|k| (hips + Vec3::new(3.0 * k as f32, -2.0 * k as f32, 1.5)).to_array())
+            .collect(),
+    );
+    add(
+        2,
+        Property::Rotation,
+        (0..keys)
+            .flat_map(|k| Quat::from_rotation_z(0.05 * k as f32).to_array())
+            .collect(),
+    );
+    add(
+        9,
+        Property::Rotation,
+        (0..keys)
+            .flat_map(|k| Quat::from_rotation_y(-0.06 * k as f32).to_array())
+            .collect(),
+    );
+    let arm = z_up(FIGURE[6].2) + Vec3::new(0.3, 0.0, 0.0);
+    add(8, Property::Translation, arm.to_array().repeat(keys));
+    (asset, clip)
+}
+
+/// The written file's joints (End Sites left out) against the asset's joints of the same
+/// names: the largest distance at the rest, and over every key.
+fn folded_errors(asset: &Asset, clip: &Clip, text: &str) -> (f64, f64) {
+    let bvh = parse_test_bvh(text);
+    let unit = detected_unit(text);
+    let index_of = |name: &str| asset.skeleton.find(name).map(JointId::index);
+    let rest_expected = expected_positions(asset, &Clip::new("rest"), 0);
+    let rest = test_rest(&bvh, unit);
+    let mut rest_error = 0.0f64;
+    for (joint, at) in bvh.joints.iter().zip(&rest) {
+        if let Some(i) = index_of(&joint.name) {
+            rest_error = rest_error.max(distance(*at, rest_expected[i]));
+        }
+    }
+    let mut clip_error = 0.0f64;
+    assert_eq!(bvh.frames, 25, "one frame per key");
+    for k in 0..bvh.frames {
+        let expected = expected_positions(asset, clip, k);
+        for (joint, at) in bvh.joints.iter().zip(test_fk(&bvh, k, unit)) {
+            if let Some(i) = index_of(&joint.name) {
+                clip_error = clip_error.max(distance(at, expected[i]));
+            }
+        }
+    }
+    (rest_error, clip_error)
+}
+
+#[test]
+fn nodes_above_the_skeleton_are_folded_and_every_joint_stays_where_it_was() {
+    let (asset, clip) = folded_humanoid(|i| FIGURE[i - 2].0.to_owned(), &[]);
+    let written = bvh::write_with_diagnostics(&asset, &clip, &WriteOptions::default()).unwrap();
+    let text = &written.text;
+    // The hips are the ROOT, with position channels; Z_UP and Armature are not written.
+    assert!(text.starts_with("HIERARCHY\nROOT hips\n"), "{text}");
+    assert!(!text.contains("Z_UP") && !text.contains("Armature"));
+    assert!(written.diagnostics.contains("BVH_NODES_FOLDED"));
+    assert!(!written.diagnostics.contains("BVH_TRANSLATION_DROPPED"));
+    let bvh = parse_test_bvh(text);
+    assert_eq!(bvh.joints[0].channels.len(), 6);
+    // Hand-computed: the armature's (0.5, 0, 0.25) in Z_UP space is (0.5, 0.25, 0) in the
+    // world (−90° about X takes +Z to +Y), and the hips stand 1 m above it.
+    let unit = detected_unit(text);
+    let hips = bvh.joints[0].offset.map(|c| c * unit);
+    assert!(
+        distance(hips, [0.5, 1.25, 0.0]) < 1e-6,
+        "hips OFFSET {hips:?} in units of {unit} m"
+    );
+    // Every joint at the rest and at every key, from the OFFSETs and channels alone.
+    let (rest_error, clip_error) = folded_errors(&asset, &clip, text);
+    println!("folded: rest off by {rest_error:.2e} m, clip by {clip_error:.2e} m");
+    assert!(rest_error < 1e-6, "rest off by {rest_error} m");
+    assert!(clip_error < 1e-5, "clip off by {clip_error} m");
+    // The upper arm's constant translation (3 mm off its rest) is in position channels: its
+    // OFFSET stays the rest.
+    let arm = bvh
+        .joints
+        .iter()
+        .find(|j| j.name == "leftUpperArm")
+        .unwrap();
+    assert_eq!(arm.channels.len(), 6);
+    assert!(written.diagnostics.contains("BVH_JOINT_POSITIONS"));
+}
+
+#[test]
+fn leaf_joints_keep_their_names_with_an_end_site() {
+    let (asset, clip) = folded_humanoid(|i| FIGURE[i - 2].0.to_owned(), &[]);
+    let text = bvh::write(&asset, &clip, &WriteOptions::default()).unwrap();
+    let back = bvh::read(&text, Path::new("back.bvh"), &ReadOptions::default()).unwrap();
+    let names = back.asset.skeleton.names();
+    for leaf in ["leftHand", "rightHand", "leftToes", "rightToes", "leftEye"] {
+        assert!(names.iter().any(|n| n == leaf), "{leaf} lost: {names:?}");
+        assert!(
+            names.iter().any(|n| *n == format!("{leaf}_End")),
+            "{leaf} has no End Site"
+        );
+    }
+    // A leaf named as a reader names an End Site is written as one.
+    let raw = vec![
+        RawJoint {
+            name: "Hips".into(),
+            parent: None,
+            rest: Trs::from_translation(Vec3::Y),
+        },
+        RawJoint {
+            name: "Hips_End".into(),
+            parent: Some(0),
+            rest: Trs::from_translation(Vec3::Y * 0.3),
+        },
+    ];
+    let (skeleton, _) = Skeleton::from_raw(raw).unwrap();
+    let asset = Asset::new(Format::Bvh, skeleton, vec![0, 1]);
+    let text = bvh::write(&asset, &Clip::new("still"), &WriteOptions::default()).unwrap();
+    assert!(
+        !text.contains("JOINT") && text.contains("End Site"),
+        "{text}"
+    );
+}
+
+#[test]
+fn names_a_reader_would_map_to_other_bones_are_renamed_to_bone_names() {
+    // Names no table knows, and a declaration without `chest`: a reader maps the rig by its
+    // shape, which takes the joint declared `upperChest` for the chest.
+    let (asset, clip) = folded_humanoid(|i| format!("j{i}"), &["chest"]);
+    let written = bvh::write_with_diagnostics(&asset, &clip, &WriteOptions::default()).unwrap();
+    assert!(
+        written.diagnostics.contains("BVH_JOINTS_RENAMED"),
+        "{:?}",
+        written.diagnostics
+    );
+    // Read back and mapped as any BVH is: every declared bone is at the joint it was (hand
+    // positions of the declared joints).
+    let mut back = bvh::read(
+        &written.text,
+        Path::new("back.bvh"),
+        &ReadOptions::default(),
+    )
+    .unwrap()
+    .asset;
+    humanoid::mapping::map_humanoid(&mut back, Path::new("back.bvh"), None).unwrap();
+    let bones = &back.humanoids[0].bones;
+    let rest_in = expected_positions(&asset, &Clip::new("rest"), 0);
+    let rest_back: Vec<[f64; 3]> = back
+        .skeleton
+        .rest_worlds()
+        .iter()
+        .map(|w| w.translation.as_dvec3().to_array())
+        .collect();
+    for (bone, joint) in asset.humanoids[0].bones.iter() {
+        let got = bones
+            .get(bone)
+            .unwrap_or_else(|| panic!("{bone:?} not mapped back"));
+        let error = distance(rest_back[got.index()], rest_in[joint.index()]);
+        assert!(error < 1e-5, "{bone:?} reads back {error} m away");
+    }
+    assert!(bones.get(humanoid::model::HumanBone::Chest).is_none());
+    // The names were fixed, not the geometry.
+    let (rest_error, clip_error) = folded_errors(&asset, &clip, &written.text);
+    assert!(rest_error.is_finite() && clip_error.is_finite());
+}
+
+#[test]
+fn keys_off_every_grid_are_measured_and_refused_when_no_rate_keeps_them() {
+    let (asset, _, ids) = rotated_rest_asset();
+    let turn = |times: Vec<f32>, angles: &[f32]| {
+        let mut clip = Clip::new("turn");
+        clip.add_track(
+            Track::new(
+                TrackTarget::Joint(ids[1]),
+                Property::Rotation,
+                Interpolation::Linear,
+                times,
+                angles
+                    .iter()
+                    .flat_map(|a| Quat::from_rotation_x(*a).to_array())
+                    .collect(),
+            )
+            .unwrap(),
+        );
+        clip
+    };
+    // A key at 0.125 s between keys 0.1 s apart: every key lies on a 40 fps grid.
+    let clip = turn(vec![0.0, 0.1, 0.125, 0.3], &[0.0, 0.5, 0.6, 0.1]);
+    let bvh = parse_test_bvh(&bvh::write(&asset, &clip, &WriteOptions::default()).unwrap());
+    assert_eq!(bvh.frames, 13);
+    assert!((bvh.frame_time - 0.025).abs() < 1e-9, "{}", bvh.frame_time);
+    // A sharp turn 0.3 ms long: no rate up to 1000 fps keeps it within 0.1 mm.
+    let clip = turn(vec![0.0, 0.1, 0.1003, 1.0], &[0.0, 1.0, -1.0, 0.0]);
+    match bvh::write(&asset, &clip, &WriteOptions::default()) {
+        Err(Error::Unsupported { message }) => {
+            assert!(message.contains("no regular grid"), "{message}")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[cfg(feature = "corpus")]
+#[test]
+fn cesium_man_to_bvh_keeps_the_hips_and_head_where_the_gltf_crate_puts_them() {
+    // World rest positions by the gltf crate's node transforms.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/gltf/CesiumMan.glb");
+    let gltf = gltf::Gltf::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let mut world = std::collections::HashMap::new();
+    fn walk(
+        node: gltf::Node<'_>,
+        parent: glam::DMat4,
+        world: &mut std::collections::HashMap<String, DVec3>,
+    ) {
+        let local = glam::Mat4::from_cols_array_2d(&node.transform().matrix()).as_dmat4();
+        let m = parent * local;
+        world.insert(node.name().unwrap_or("").to_owned(), m.w_axis.truncate());
+        for child in node.children() {
+            walk(child, m, world);
+        }
+    }
+    for node in gltf.scenes().next().unwrap().nodes() {
+        walk(node, glam::DMat4::IDENTITY, &mut world);
+    }
+    let dir = std::env::temp_dir().join(format!("humanoid-bvh-cesium-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("c.bvh");
+    let _ = std::fs::remove_file(&out);
+    humanoid::convert::convert(&path, &out, &humanoid::convert::ConvertOptions::default()).unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let bvh = parse_test_bvh(&text);
+    let unit = detected_unit(&text);
+    assert!(
+        (unit - CENTIMETRES).abs() < 1e-12,
+        "read back in {unit} m units"
+    );
+    let rest = test_rest(&bvh, unit);
+    // The hips (Skeleton_torso_joint_1) are the ROOT; the head (Skeleton_neck_joint_2) a JOINT.
+    assert_eq!(bvh.joints[0].name, "hips");
+    assert_eq!(bvh.joints[0].channels.len(), 6);
+    let at = |name: &str| rest[bvh.joints.iter().position(|j| j.name == name).unwrap()];
+    for (written, node) in [
+        ("hips", "Skeleton_torso_joint_1"),
+        ("head", "Skeleton_neck_joint_2"),
+    ] {
+        let error = distance(at(written), world[node].to_array());
+        assert!(error < 1e-5, "{written} is {error} m from node {node}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

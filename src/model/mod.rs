@@ -4,6 +4,7 @@
 mod bone;
 pub mod clip;
 pub mod face;
+pub mod fold;
 pub mod humanoid;
 pub mod mesh;
 pub mod skeleton;

@@ -40,6 +40,9 @@ pub(crate) struct RestFrame {
     rest_rotation_inverse: DQuat,
     /// `o_j = Q_p,rest · (S_p,rest ⊙ t_j,rest)`, in metres.
     offset: DVec3,
+    /// `p_p,rest`: the parent's rest world position (zero for a root), in metres: the origin
+    /// of a joint written as the BVH root under nodes that are not written.
+    parent_position: DVec3,
 }
 
 impl RestFrame {
@@ -55,9 +58,20 @@ impl RestFrame {
             .normalize()
     }
 
-    /// `Q_p,rest · (S_p,rest ⊙ t)` for the animated local translation `t`, in metres.
-    pub fn local_position(&self, animated: Vec3) -> DVec3 {
-        self.parent_rotation * (self.parent_scale * animated.as_dvec3())
+    /// `Q_p,rest · (S_p(t) ⊙ t)` for the animated local translation `t` under the parent's
+    /// animated world scale `S_p(t)`, in metres.
+    pub fn local_position_under(&self, animated: Vec3, parent_scale: DVec3) -> DVec3 {
+        self.parent_rotation * (parent_scale * animated.as_dvec3())
+    }
+
+    /// `S_p,rest`: the parent's rest world scale.
+    pub fn parent_scale(&self) -> DVec3 {
+        self.parent_scale
+    }
+
+    /// `p_p,rest`: the parent's rest world position, in metres.
+    pub fn parent_position(&self) -> DVec3 {
+        self.parent_position
     }
 }
 
@@ -65,8 +79,8 @@ impl RestFrame {
 /// skeleton's own, or with static translation and scale tracks put in; one per joint).
 pub(crate) fn rest_frames(skeleton: &Skeleton, rest: &[Trs]) -> Vec<RestFrame> {
     let mut frames: Vec<RestFrame> = Vec::with_capacity(skeleton.len());
-    // World rotation and scale of each joint at rest.
-    let mut world: Vec<(DQuat, DVec3)> = Vec::with_capacity(skeleton.len());
+    // World rotation, scale and position of each joint at rest.
+    let mut world: Vec<(DQuat, DVec3, DVec3)> = Vec::with_capacity(skeleton.len());
     for (index, local) in rest.iter().enumerate().take(skeleton.len()) {
         let parent = skeleton
             .parents()
@@ -75,18 +89,21 @@ pub(crate) fn rest_frames(skeleton: &Skeleton, rest: &[Trs]) -> Vec<RestFrame> {
             .flatten()
             .and_then(|p| world.get(p.index()))
             .copied()
-            .unwrap_or((DQuat::IDENTITY, DVec3::ONE));
-        let (parent_rotation, parent_scale) = parent;
+            .unwrap_or((DQuat::IDENTITY, DVec3::ONE, DVec3::ZERO));
+        let (parent_rotation, parent_scale, parent_position) = parent;
         let rotation = to_dquat(local.rotation);
+        let offset = parent_rotation * (parent_scale * local.translation.as_dvec3());
         frames.push(RestFrame {
             parent_rotation,
             parent_scale,
             rest_rotation_inverse: rotation.inverse(),
-            offset: parent_rotation * (parent_scale * local.translation.as_dvec3()),
+            offset,
+            parent_position,
         });
         world.push((
             (parent_rotation * rotation).normalize(),
             parent_scale * local.scale.as_dvec3(),
+            parent_position + offset,
         ));
     }
     frames

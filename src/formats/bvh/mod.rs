@@ -15,6 +15,8 @@
 //! | `read` | raw model → [`Asset`] + [`BvhLayout`] |
 //! | [`layout`] | what the model drops but a writer needs to write the same file back |
 //! | `bake` | a canonical rest (rotations, scales) expressed as BVH's rotation-free rest |
+//! | `grid` | the writer's frame time: the coarsest grid that reproduces the clip, measured |
+//! | `roundtrip` | the written hierarchy read back and mapped: the same humanoid? |
 //! | `write` | [`Asset`] + [`Clip`] → BVH text |
 //!
 //! **Conventions.** The file's space is taken to be glTF's (+Y up, facing +Z), as in every
@@ -85,9 +87,11 @@ pub mod layout;
 pub mod units;
 
 mod bake;
+mod grid;
 mod lexer;
 mod parse;
 mod read;
+mod roundtrip;
 mod write;
 
 use std::io::Read as _;
@@ -161,9 +165,13 @@ pub struct WriteOptions {
     pub order: EulerOrder,
     /// The length of one file unit in metres; default [`CENTIMETRES`].
     pub scale: f64,
-    /// Give non-root joints whose translation animates position channels too (6 channels).
-    /// Off by default: BVH readers expect 3 on joints, and such translations are dropped and
-    /// reported.
+    /// When a reader guessing the unit from the rest hips height ([`units::detect`]) would
+    /// take `scale` for another unit, write centimetres or metres instead, whichever it reads
+    /// right (reported). On by default; off in [`WriteOptions::like`] and for a unit the user
+    /// gave.
+    pub pick_unit: bool,
+    /// Give every non-root joint whose translation animates position channels too (6
+    /// channels). Off by default: only joints the clip moves off their rest offset get them.
     pub joint_positions: bool,
     /// The layout of the file the asset was read from, to write its channels back (used only
     /// when it [matches](BvhLayout::matches) the skeleton).
@@ -176,6 +184,7 @@ impl Default for WriteOptions {
             fps: None,
             order: EulerOrder::Zxy,
             scale: CENTIMETRES,
+            pick_unit: true,
             joint_positions: false,
             layout: None,
         }
@@ -188,6 +197,7 @@ impl WriteOptions {
     pub fn like(layout: &BvhLayout) -> WriteOptions {
         WriteOptions {
             scale: layout.metres_per_unit(),
+            pick_unit: false,
             layout: Some(layout.clone()),
             ..WriteOptions::default()
         }
@@ -309,8 +319,11 @@ pub fn write(asset: &Asset, clip: &Clip, options: &WriteOptions) -> Result<Strin
 }
 
 /// Writes `clip` on `asset`'s skeleton as BVH text, with what was dropped or approximated
-/// (the rules are in the `write` module docs: End Sites for leaves, 6 channels on the root and
-/// 3 on other joints, rest rotations and scales baked so every joint's world position is kept).
+/// (the rules are in the `write` module docs: nodes above the skeleton folded, every named
+/// joint a JOINT and every leaf with an End Site, 6 channels on the root and 3 on other joints
+/// unless the clip moves them, rest rotations and scales baked so every joint's world position
+/// is kept, a frame grid measured to reproduce the clip, a unit that reads back, the humanoid
+/// checked to read back).
 ///
 /// ```
 /// use glam::{Quat, Vec3};
@@ -333,15 +346,16 @@ pub fn write(asset: &Asset, clip: &Clip, options: &WriteOptions) -> Result<Strin
 /// let written = bvh::write_with_diagnostics(&asset, &clip, &bvh::WriteOptions::default())?;
 /// assert!(written.text.starts_with("HIERARCHY\nROOT hips\n"));
 /// assert!(written.text.contains("Frames: 2\nFrame Time: 1\n"));
-/// // "head" is a leaf: an End Site, which reads back as "hips_End".
-/// assert!(written.diagnostics.contains("BVH_END_SITE_NAME"));
+/// // "head" is a leaf: a JOINT of its own name, with an End Site.
+/// assert!(written.text.contains("JOINT head\n"));
+/// assert!(written.text.contains("End Site\n"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
 /// [`Error::Unsupported`] for options out of range (scale or fps not finite and positive), an
-/// empty skeleton, joints nested deeper than [`MAX_DEPTH`], or more than [`MAX_MOTION_VALUES`]
-/// values.
+/// empty skeleton, joints nested deeper than [`MAX_DEPTH`], more than [`MAX_MOTION_VALUES`]
+/// values, or a humanoid whose bones would read back as other joints under any naming.
 pub fn write_with_diagnostics(
     asset: &Asset,
     clip: &Clip,

@@ -1,26 +1,43 @@
-//! From the canonical model to BVH text: plan each joint's channels, sample the clip on a
-//! regular grid, bake the rest (see `bake.rs`), decompose into continuous Euler angles, print.
+//! From the canonical model to BVH text: fold the nodes above the skeleton, plan each joint's
+//! channels, choose the frame grid and the unit, bake the rest (see `bake.rs`), decompose into
+//! continuous Euler angles, print; then read the hierarchy back to check the humanoid.
 //!
 //! ## Overview
 //!
-//! - **Joints.** Every joint with children is a ROOT or JOINT; a leaf is an End Site (its
-//!   offset kept; its name is lost: it reads back as `<parent>_End`, reported when that differs;
-//!   a rotation track on it moves no joint and is dropped, reported).
-//!   With a matching [`BvhLayout`] every joint keeps the file's kind and channels instead.
+//! - **Nodes above the skeleton.** Nodes above every mapped humanoid bone that are no skin
+//!   joint and that the clip leaves at rest (glTF's `Z_UP`, `Armature`) are folded
+//!   ([`crate::model::fold`]): not written; their rest transform goes into the top joint's
+//!   OFFSET and channels, so the top joint (the hips) is the ROOT, at its world position, and
+//!   every joint keeps its world position (`BVH_NODES_FOLDED`).
+//! - **Joints.** Every joint is a ROOT or JOINT with rotation channels, so it keeps its name; a
+//!   leaf JOINT gets an End Site child that continues its bone. A leaf named `<parent>_End` (what a
+//!   BVH reader names an End Site) is written as an End Site (a rotation track on it moves no
+//!   joint: dropped, reported). With a matching [`BvhLayout`] every joint keeps the file's kind
+//!   and channels instead.
 //! - **Channels.** Roots: `Xposition Yposition Zposition` then the three rotations in
-//!   [`WriteOptions::order`]; other joints: the three rotations only (what BVH readers expect),
-//!   plus positions first when [`WriteOptions::joint_positions`] is set and the joint's
-//!   translation animates.
-//! - **Translations and scales.** A static translation or scale track (every key equal) is put
-//!   into the rest, hence into the OFFSETs. An animated translation on a joint without position
-//!   channels, and any animated scale, cannot be written: reported (`BVH_TRANSLATION_DROPPED`,
-//!   `BVH_SCALE_DROPPED`) and left at rest.
+//!   [`WriteOptions::order`]; other joints: the three rotations, with the positions first where
+//!   the clip moves the joint off its OFFSET (a translation other than the rest by more than
+//!   [`MOVE_TOLERANCE`], or a parent whose scale changes: `BVH_JOINT_POSITIONS`), and on every
+//!   joint whose translation animates when [`WriteOptions::joint_positions`] is set.
+//! - **Rest.** The OFFSETs are the skeleton's rest, whatever the clip holds: BVH's rest is its
+//!   OFFSETs, and the clip's values go into the channels.
+//! - **Scales.** The rest's are baked into the OFFSETs (`bake.rs`); animated ones move the
+//!   children, which then carry position channels.
 //! - **Time.** Frame time = `1 / fps` with `fps` from the options, else the layout's frame time,
-//!   else the clip's key interval when every key of every written track lies on one regular grid,
-//!   else 1/30 s. Frames run from the first key to the last (the last frame clamps).
+//!   else the coarsest grid that reproduces the clip, measured (`grid.rs`). Frames run from the
+//!   first key to the last (the last frame clamps).
+//! - **Unit.** [`WriteOptions::scale`]; with [`WriteOptions::pick_unit`], when a reader guessing
+//!   the unit from the rest hips height ([`super::units::detect`]) would take the file's for
+//!   another, centimetres or metres, whichever reads back (`BVH_UNITS`); when neither does, a
+//!   warning says which `--bvh-scale` reads it (`BVH_UNITS_AMBIGUOUS`).
+//! - **Humanoid.** When the asset has one, the written hierarchy is read back and mapped as any
+//!   BVH is (`roundtrip.rs`); when a bone would read back as another joint, the mapped joints
+//!   are named by their VRM 1.0 bone names (`BVH_JOINTS_RENAMED`), and when even those do not
+//!   read back the write is refused.
 //! - **Rotations** are baked as in `bake.rs` (`L = Q_p,rest · q · q_rest⁻¹ · Q_p,rest⁻¹`) and
 //!   decomposed with [`decompose`], each frame's angles nearest the previous frame's.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use glam::DVec3;
@@ -28,19 +45,27 @@ use glam::DVec3;
 use super::bake::{rest_frames, RestFrame};
 use super::channel::{Axis, Channel, EulerOrder};
 use super::euler::decompose;
+use super::grid;
 use super::layout::{rotation_order, BvhLayout};
-use super::{WriteOptions, MAX_DEPTH, MAX_MOTION_VALUES};
+use super::roundtrip;
+use super::units;
+use super::{WriteOptions, CENTIMETRES, MAX_DEPTH, MAX_MOTION_VALUES, METRES};
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
+use crate::model::fold::chain_above_bones;
+use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::{JointId, Skeleton};
+use crate::num::Num;
 use crate::pose::sample::{locate, Cursor, Interpolation, KeyPosition};
-use crate::pose::trs::Trs;
 
 /// Two key values closer than this (metres, or scale factors) count as equal.
 const STATIC_TOLERANCE: f32 = 1e-6;
 
-/// Frame time when the clip's keys are not on a regular grid: 30 fps.
+/// How far (metres) the clip may move a joint off its OFFSET before it needs position channels.
+pub const MOVE_TOLERANCE: f64 = 1e-6;
+
+/// Frame time of a clip with a single time: 30 fps.
 const DEFAULT_FRAME_TIME: f64 = 1.0 / 30.0;
 
 /// Indentation stops growing past this depth (readers ignore it; it keeps deep chains small).
@@ -50,7 +75,8 @@ const MAX_INDENT: usize = 64;
 ///
 /// # Errors
 /// [`Error::Unsupported`] for options out of range, an empty skeleton, nesting deeper than
-/// [`MAX_DEPTH`], or more than [`MAX_MOTION_VALUES`] values.
+/// [`MAX_DEPTH`], more than [`MAX_MOTION_VALUES`] values, or a humanoid whose bones no naming
+/// reads back.
 pub(crate) fn write(
     asset: &Asset,
     clip: &Clip,
@@ -67,11 +93,28 @@ pub(crate) fn write(
     check_depth(skeleton)?;
     let tracks = JointTracks::collect(skeleton, clip, diagnostics);
     let layout = usable_layout(options, skeleton, diagnostics);
-    let plans = plan_joints(skeleton, &tracks, options, layout, diagnostics);
-    let rest = effective_rest(skeleton, &tracks, &plans, diagnostics);
-    let frames = rest_frames(skeleton, &rest);
-    let grid = time_grid(&tracks, options, layout)?;
+    let frames = rest_frames(skeleton, skeleton.rest_locals());
+    let folded = folded_nodes(asset, &tracks, layout, diagnostics);
+    let mut plans = plan_joints(
+        skeleton,
+        &tracks,
+        &frames,
+        &folded,
+        options,
+        layout,
+        diagnostics,
+    );
     let row_len: usize = plans.iter().map(|p| p.channels.len()).sum();
+    let grid = time_grid(
+        skeleton,
+        &tracks,
+        &plans,
+        &frames,
+        options,
+        layout,
+        (row_len, &clip.name),
+        diagnostics,
+    )?;
     if grid.count.saturating_mul(row_len.max(1)) > MAX_MOTION_VALUES {
         return Err(Error::unsupported(format!(
             "cannot write BVH: {} frames × {row_len} channels is more than {MAX_MOTION_VALUES} values; \
@@ -79,18 +122,48 @@ pub(crate) fn write(
             grid.count
         )));
     }
-    let digits = position_digits(options.scale);
-    let mut text = String::new();
-    hierarchy(&mut text, skeleton, &plans, &frames, options.scale, digits);
+    let scale = choose_unit(skeleton, &plans, &frames, options, diagnostics);
+    let digits = position_digits(scale);
+    let head = |plans: &[JointPlan]| {
+        let mut text = String::new();
+        hierarchy(&mut text, skeleton, plans, &frames, scale, digits);
+        text
+    };
+    if let Some(bones) = asset.humanoids.first().map(|h| &h.bones) {
+        let name_of = |plans: &[JointPlan]| {
+            roundtrip::mismatches(&head(plans), scale, bones, |j| {
+                plans
+                    .get(j.index())
+                    .filter(|p| p.written)
+                    .map(|p| p.name.as_str())
+            })
+        };
+        if !name_of(&plans).is_empty() {
+            let renamed = rename_bones(&mut plans, bones);
+            let still = name_of(&plans);
+            if !still.is_empty() {
+                return Err(roundtrip::refusal(&still));
+            }
+            diagnostics.warn(
+                "BVH_JOINTS_RENAMED",
+                "",
+                format!(
+                    "a BVH declares no humanoid and a reader would map these joints' names to other bones, so the mapped joints are named by their VRM 1.0 bone names, which read back as the same bones: {}",
+                    list(&renamed)
+                ),
+            );
+        }
+    }
+    let mut text = head(&plans);
     motion(
         &mut text,
         &MotionInput {
+            skeleton,
             plans: &plans,
             tracks: &tracks,
             frames: &frames,
-            rest: &rest,
             grid,
-            scale: options.scale,
+            scale,
             digits,
         },
     );
@@ -208,9 +281,15 @@ impl<'c> JointTracks<'c> {
 struct JointPlan {
     /// The name as written.
     name: String,
+    /// Written at all (folded nodes above the skeleton are not).
+    written: bool,
+    /// The top of the written hierarchy (a ROOT, under the folded nodes if any).
+    top: bool,
     /// Written as an End Site.
     end_site: bool,
-    /// Its channels (empty for End Sites).
+    /// The offset of the End Site written inside this leaf JOINT, if one is.
+    end_offset: Option<DVec3>,
+    /// Its channels (empty for End Sites and folded nodes).
     channels: Vec<Channel>,
     /// The Euler order of its rotation channels.
     order: EulerOrder,
@@ -222,51 +301,190 @@ impl JointPlan {
             .iter()
             .any(|c| matches!(c, Channel::Position(_)))
     }
+
+    /// The OFFSET written, in metres: the top one at its world position.
+    fn offset(&self, frame: &RestFrame) -> DVec3 {
+        if self.top {
+            frame.parent_position() + frame.offset()
+        } else {
+            frame.offset()
+        }
+    }
 }
 
-fn usable_layout<'o>(
-    options: &'o WriteOptions,
-    skeleton: &Skeleton,
+/// Which joints are folded nodes above the skeleton (module docs), by joint index.
+fn folded_nodes(
+    asset: &Asset,
+    tracks: &JointTracks<'_>,
+    layout: Option<&BvhLayout>,
     diagnostics: &mut Diagnostics,
-) -> Option<&'o BvhLayout> {
-    let layout = options.layout.as_ref()?;
-    if layout.matches(skeleton) {
-        Some(layout)
-    } else {
-        diagnostics.warn(
-            "BVH_LAYOUT_MISMATCH",
+) -> Vec<bool> {
+    let skeleton = &asset.skeleton;
+    let mut folded = vec![false; skeleton.len()];
+    let Some(bones) = asset.humanoids.first().map(|h| &h.bones) else {
+        return folded;
+    };
+    if layout.is_some() {
+        return folded;
+    }
+    let still = |j: JointId| {
+        let t = tracks.get(j);
+        let rest = skeleton.rest_local(j);
+        let at = |track: Option<&Track>, value: [f32; 4]| {
+            track.is_none_or(|track| {
+                is_static(track)
+                    && track.value(0).is_some_and(|v| {
+                        v.iter()
+                            .zip(value)
+                            .all(|(a, b)| (a - b).abs() <= STATIC_TOLERANCE)
+                    })
+            })
+        };
+        let q = rest.rotation.to_array();
+        let q_negated = (-rest.rotation).to_array();
+        at(t.translation, rest.translation.extend(0.0).to_array())
+            && at(t.scale, rest.scale.extend(0.0).to_array())
+            && (at(t.rotation, q) || at(t.rotation, q_negated))
+    };
+    let chain = chain_above_bones(
+        skeleton,
+        bones,
+        |_| true,
+        |j| !asset.skin_joints.contains(&j) && still(j),
+    );
+    for j in &chain {
+        if let Some(slot) = folded.get_mut(j.index()) {
+            *slot = true;
+        }
+    }
+    if let Some(last) = chain.last() {
+        let names: Vec<String> = chain
+            .iter()
+            .map(|j| format!("{:?}", skeleton.name(*j)))
+            .collect();
+        let top = skeleton
+            .children(*last)
+            .next()
+            .map_or("", |c| skeleton.name(c));
+        diagnostics.info(
+            "BVH_NODES_FOLDED",
             "",
             format!(
-                "the BVH layout ({} joints) does not describe this skeleton ({} joints, or other names): \
-                 default channels written",
-                layout.joints().len(),
-                skeleton.len()
+                "{} above the skeleton: no skin joints, not animated, not written; their transform is baked into the OFFSET and channels of the ROOT {top:?}, so every joint keeps its world position",
+                list(&names)
             ),
         );
-        None
     }
+    folded
+}
+
+/// The largest distance (metres, in the parent's world scale) a translation track takes the
+/// joint from its rest translation.
+fn translation_drift(track: &Track, rest: glam::Vec3, parent_scale: f64) -> f64 {
+    (0..track.key_count())
+        .filter_map(|k| track.value(k))
+        .map(|v| {
+            let d = glam::Vec3::new(
+                v.first().copied().unwrap_or(0.0),
+                v.get(1).copied().unwrap_or(0.0),
+                v.get(2).copied().unwrap_or(0.0),
+            ) - rest;
+            f64::from(d.length()) * parent_scale
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The largest relative change a scale track makes to the rest scale.
+fn scale_drift(track: &Track, rest: glam::Vec3) -> f64 {
+    (0..track.key_count())
+        .filter_map(|k| track.value(k))
+        .flat_map(|v| {
+            v.iter()
+                .zip(rest.to_array())
+                .map(|(s, r)| {
+                    if r == 0.0 {
+                        0.0
+                    } else {
+                        f64::from((s / r - 1.0).abs())
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+        .fold(0.0, f64::max)
 }
 
 fn plan_joints(
     skeleton: &Skeleton,
     tracks: &JointTracks<'_>,
+    frames: &[RestFrame],
+    folded: &[bool],
     options: &WriteOptions,
     layout: Option<&BvhLayout>,
     diagnostics: &mut Diagnostics,
 ) -> Vec<JointPlan> {
+    let is_folded = |j: JointId| folded.get(j.index()).copied().unwrap_or(false);
+    // How much the world scale of each joint changes over the clip (relative, first order).
+    let mut drift = vec![0.0f64; skeleton.len()];
+    for id in skeleton.joints() {
+        let own = tracks
+            .get(id)
+            .scale
+            .map_or(0.0, |t| scale_drift(t, skeleton.rest_local(id).scale));
+        let above = skeleton
+            .parent(id)
+            .and_then(|p| drift.get(p.index()))
+            .copied()
+            .unwrap_or(0.0);
+        if let Some(slot) = drift.get_mut(id.index()) {
+            *slot = above + own;
+        }
+    }
     let mut plans = Vec::with_capacity(skeleton.len());
     let (mut renamed, mut unnamed_leaves, mut bad_layout) = (Vec::new(), Vec::new(), Vec::new());
-    let mut turning_leaves = Vec::new();
+    let (mut turning_leaves, mut dropped_translation, mut moved) =
+        (Vec::new(), Vec::new(), Vec::new());
     for id in skeleton.joints() {
         let original = skeleton.name(id);
         let name = sanitize(original, id);
+        if is_folded(id) {
+            plans.push(JointPlan {
+                name,
+                written: false,
+                top: false,
+                end_site: false,
+                end_offset: None,
+                channels: Vec::new(),
+                order: options.order,
+            });
+            continue;
+        }
         if name != original {
             renamed.push(format!("{original:?} → {name}"));
         }
+        let frame = frames.get(id.index());
         let is_leaf = skeleton.children(id).next().is_none();
-        let is_root = skeleton.parent(id).is_none();
+        let parent = skeleton.parent(id);
+        let is_root = parent.is_none_or(is_folded);
+        let parent_name = parent.map_or("", |p| skeleton.name(p));
         // A root is never an End Site, even alone.
-        let end_site = is_leaf && !is_root && layout.is_none_or(|l| l.is_end_site(id));
+        let end_site = is_leaf
+            && !is_root
+            && match layout {
+                Some(l) => l.is_end_site(id),
+                None => original == format!("{parent_name}_End"),
+            };
+        let joint = tracks.get(id);
+        let parent_scale = frame.map_or(1.0, |f| f.parent_scale().abs().max_element());
+        let translation_moves = joint.translation.is_some_and(|t| {
+            translation_drift(t, skeleton.rest_local(id).translation, parent_scale) > MOVE_TOLERANCE
+        });
+        let parent_drift = parent
+            .and_then(|p| drift.get(p.index()))
+            .copied()
+            .unwrap_or(0.0);
+        let scale_moves =
+            parent_drift * frame.map_or(0.0, |f| f.offset().length()) > MOVE_TOLERANCE;
+        let moves = !end_site && (translation_moves || scale_moves);
         let from_layout = layout
             .and_then(|l| l.channels_of(id))
             .filter(|_| !end_site)
@@ -278,8 +496,11 @@ fn plan_joints(
             (true, _) => Vec::new(),
             (false, Some(channels)) => channels.to_vec(),
             (false, None) => {
-                let animated = tracks.get(id).translation.is_some_and(|t| !is_static(t));
-                let positions = is_root || (options.joint_positions && animated);
+                let animated = joint.translation.is_some_and(|t| !is_static(t));
+                let positions = is_root || moves || (options.joint_positions && animated);
+                if positions && !is_root {
+                    moved.push(original.to_owned());
+                }
                 let mut channels = Vec::with_capacity(6);
                 if positions {
                     channels.extend([Axis::X, Axis::Y, Axis::Z].map(Channel::Position));
@@ -288,19 +509,27 @@ fn plan_joints(
                 channels
             }
         };
+        let has_positions = channels.iter().any(|c| matches!(c, Channel::Position(_)));
+        if moves && !has_positions {
+            dropped_translation.push(original.to_owned());
+        }
         if end_site {
-            let parent = skeleton.parent(id).map_or("", |p| skeleton.name(p));
-            if original != format!("{parent}_End") {
+            if original != format!("{parent_name}_End") {
                 unnamed_leaves.push(original.to_owned());
             }
-            if tracks.get(id).rotation.is_some() {
+            if joint.rotation.is_some() {
                 turning_leaves.push(original.to_owned());
             }
         }
+        let end_offset = (is_leaf && !end_site && !is_root && layout.is_none())
+            .then(|| frame.map_or(DVec3::ZERO, RestFrame::offset));
         let order = rotation_order(&channels).unwrap_or(options.order);
         plans.push(JointPlan {
             name,
+            written: true,
+            top: is_root,
             end_site,
+            end_offset,
             channels,
             order,
         });
@@ -336,6 +565,27 @@ fn plan_joints(
             ),
         );
     }
+    if !moved.is_empty() {
+        diagnostics.info(
+            "BVH_JOINT_POSITIONS",
+            "",
+            format!(
+                "{} joints that the clip moves off their rest offset (a translation other than the rest, or a parent's changing scale) carry position channels too: {}",
+                moved.len(),
+                list(&moved)
+            ),
+        );
+    }
+    if !dropped_translation.is_empty() {
+        diagnostics.warn(
+            "BVH_TRANSLATION_DROPPED",
+            "",
+            format!(
+                "the layout gives no position channels to joints the clip moves off their rest offset: left at rest: {}",
+                list(&dropped_translation)
+            ),
+        );
+    }
     if !bad_layout.is_empty() {
         diagnostics.warn(
             "BVH_LAYOUT_CHANNELS",
@@ -347,6 +597,63 @@ fn plan_joints(
         );
     }
     plans
+}
+
+/// Names the mapped joints by their VRM 1.0 bone names, and other joints that a reader would
+/// take for one of those with a `_0` after; returns the renames, `"old → new"`.
+fn rename_bones(plans: &mut [JointPlan], bones: &BoneMap) -> Vec<String> {
+    let key = |name: &str| -> String {
+        name.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let mut renames = Vec::new();
+    let taken: HashSet<String> = bones.iter().map(|(b, _)| key(b.as_str())).collect();
+    let mapped: HashSet<usize> = bones.iter().map(|(_, j)| j.index()).collect();
+    for (bone, joint) in bones.iter() {
+        if let Some(plan) = plans.get_mut(joint.index()).filter(|p| p.written) {
+            if plan.name != bone.as_str() {
+                renames.push(format!("{} → {}", plan.name, bone.as_str()));
+                plan.name = bone.as_str().to_owned();
+            }
+        }
+    }
+    for (index, plan) in plans.iter_mut().enumerate() {
+        if plan.written
+            && !plan.end_site
+            && !mapped.contains(&index)
+            && taken.contains(&key(&plan.name))
+        {
+            let new = format!("{}_0", plan.name);
+            renames.push(format!("{} → {new}", plan.name));
+            plan.name = new;
+        }
+    }
+    renames
+}
+
+fn usable_layout<'o>(
+    options: &'o WriteOptions,
+    skeleton: &Skeleton,
+    diagnostics: &mut Diagnostics,
+) -> Option<&'o BvhLayout> {
+    let layout = options.layout.as_ref()?;
+    if layout.matches(skeleton) {
+        Some(layout)
+    } else {
+        diagnostics.warn(
+            "BVH_LAYOUT_MISMATCH",
+            "",
+            format!(
+                "the BVH layout ({} joints) does not describe this skeleton ({} joints, or other names): \
+                 default channels written",
+                layout.joints().len(),
+                skeleton.len()
+            ),
+        );
+        None
+    }
 }
 
 /// Channels the writer can fill: all three rotations, and no positions or all three.
@@ -413,62 +720,79 @@ fn is_static(track: &Track) -> bool {
     same_values && flat_tangents
 }
 
-/// The rest transforms the BVH rest is built from: the skeleton's, with static translation and
-/// scale tracks put in. Reports animated translations that no channel carries and animated
-/// scales.
-fn effective_rest(
+/// The unit to write in: `options.scale`, unless a reader guessing the unit from the rest hips
+/// height would take it for another (module docs).
+fn choose_unit(
     skeleton: &Skeleton,
-    tracks: &JointTracks<'_>,
     plans: &[JointPlan],
+    frames: &[RestFrame],
+    options: &WriteOptions,
     diagnostics: &mut Diagnostics,
-) -> Vec<Trs> {
-    let (mut dropped_translation, mut dropped_scale) = (Vec::new(), Vec::new());
-    let mut rest = Vec::with_capacity(skeleton.len());
-    for (id, plan) in skeleton.joints().zip(plans) {
-        let mut local = skeleton.rest_local(id);
-        let joint = tracks.get(id);
-        if let Some(track) = joint.translation {
-            if is_static(track) {
-                if let Some(v) = track.sample_vec3(track.start_time()) {
-                    local.translation = v;
-                }
-            } else if !plan.has_positions() {
-                dropped_translation.push(skeleton.name(id).to_owned());
-            }
+) -> f64 {
+    let height = hips_height(skeleton, plans, frames);
+    let reads = |scale: f64| {
+        let read = units::detect(height / scale).metres_per_unit();
+        (read - scale).abs() <= 1e-9 * scale
+    };
+    if reads(options.scale) {
+        return options.scale;
+    }
+    if options.pick_unit {
+        if let Some(scale) = [CENTIMETRES, METRES].into_iter().find(|s| reads(*s)) {
+            diagnostics.info(
+                "BVH_UNITS",
+                "",
+                format!(
+                    "written in {} (1 unit = {} m): the rest hips are {} m above the lowest joint, which a reader guessing the unit reads right only in this unit",
+                    if scale == METRES { "metres" } else { "centimetres" },
+                    Num(scale),
+                    Num(height)
+                ),
+            );
+            return scale;
         }
-        if let Some(track) = joint.scale {
-            if is_static(track) {
-                if let Some(v) = track.sample_vec3(track.start_time()) {
-                    local.scale = v;
-                }
-            } else {
-                dropped_scale.push(skeleton.name(id).to_owned());
-            }
+    }
+    let guess = units::detect(height / options.scale).metres_per_unit();
+    diagnostics.warn(
+        "BVH_UNITS_AMBIGUOUS",
+        "",
+        format!(
+            "the rest hips are {} m above the lowest joint: a reader guessing the unit would take 1 file unit for {} m, not {} m; read it back with --bvh-scale {}",
+            Num(height),
+            Num(guess),
+            Num(options.scale),
+            Num(options.scale)
+        ),
+    );
+    options.scale
+}
+
+/// The rest hips height (metres) a reader measures ([`units::hips_height`]): the first ROOT's
+/// height above the lowest joint or End Site of its hierarchy.
+fn hips_height(skeleton: &Skeleton, plans: &[JointPlan], frames: &[RestFrame]) -> f64 {
+    let mut at: Vec<Option<DVec3>> = vec![None; plans.len()];
+    let mut points: Vec<[f64; 3]> = Vec::new();
+    for ((id, plan), frame) in skeleton.joints().zip(plans).zip(frames) {
+        if !plan.written {
+            continue;
         }
-        rest.push(local);
+        if plan.top && !points.is_empty() {
+            break;
+        }
+        let base = skeleton
+            .parent(id)
+            .and_then(|p| at.get(p.index()).copied().flatten())
+            .unwrap_or(DVec3::ZERO);
+        let here = base + plan.offset(frame);
+        if let Some(slot) = at.get_mut(id.index()) {
+            *slot = Some(here);
+        }
+        points.push(here.to_array());
+        if let Some(end) = plan.end_offset {
+            points.push((here + end).to_array());
+        }
     }
-    if !dropped_translation.is_empty() {
-        diagnostics.warn(
-            "BVH_TRANSLATION_DROPPED",
-            "",
-            format!(
-                "animated translation dropped (BVH joints carry rotations only; set joint_positions \
-                 to write position channels): {}",
-                list(&dropped_translation)
-            ),
-        );
-    }
-    if !dropped_scale.is_empty() {
-        diagnostics.warn(
-            "BVH_SCALE_DROPPED",
-            "",
-            format!(
-                "animated scale dropped (BVH has no scale channels; the rest scale is kept): {}",
-                list(&dropped_scale)
-            ),
-        );
-    }
-    rest
+    units::hips_height(&points)
 }
 
 /// Frame `i` is at `start + i × frame_time` seconds, `i < count`.
@@ -490,10 +814,16 @@ impl Grid {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn time_grid(
+    skeleton: &Skeleton,
     tracks: &JointTracks<'_>,
+    plans: &[JointPlan],
+    frames: &[RestFrame],
     options: &WriteOptions,
     layout: Option<&BvhLayout>,
+    (row_len, clip): (usize, &str),
+    diagnostics: &mut Diagnostics,
 ) -> Result<Grid, Error> {
     let all: Vec<&Track> = tracks.all().collect();
     let start = all
@@ -504,18 +834,27 @@ fn time_grid(
         .iter()
         .map(|t| f64::from(t.end_time()))
         .fold(f64::NEG_INFINITY, f64::max);
-    let frame_time = match (options.fps, layout.map(BvhLayout::frame_time)) {
-        (Some(fps), _) => 1.0 / fps,
-        (None, Some(ft)) if ft.is_finite() && ft > 0.0 => ft,
-        _ => key_interval(&all, start).unwrap_or(DEFAULT_FRAME_TIME),
-    };
     if all.is_empty() {
         return Ok(Grid {
             start: 0.0,
-            frame_time,
+            frame_time: options
+                .fps
+                .map(|f| 1.0 / f)
+                .or(layout.map(BvhLayout::frame_time))
+                .unwrap_or(DEFAULT_FRAME_TIME),
             count: 1,
         });
     }
+    let frame_time = match (options.fps, layout.map(BvhLayout::frame_time)) {
+        (Some(fps), _) => 1.0 / fps,
+        (None, Some(ft)) if ft.is_finite() && ft > 0.0 => ft,
+        _ => {
+            let joints = measured_joints(skeleton, tracks, plans, frames);
+            let max_intervals = (MAX_MOTION_VALUES / row_len.max(1)).saturating_sub(1);
+            grid::choose(&joints, start, end, max_intervals, diagnostics, clip)?
+                .map_or(DEFAULT_FRAME_TIME, |c| (end - start) / c.intervals as f64)
+        }
+    };
     // `max` turns a NaN into 0.
     let intervals = ((end - start) / frame_time - 1e-3).ceil().max(0.0);
     if intervals >= MAX_MOTION_VALUES as f64 {
@@ -533,24 +872,35 @@ fn time_grid(
     })
 }
 
-/// The interval of the regular grid every key of `tracks` lies on, from the track with the
-/// most keys; `None` when some key is off it or no track has two keys.
-fn key_interval(tracks: &[&Track], start: f64) -> Option<f64> {
-    let longest = tracks.iter().max_by_key(|t| t.key_count())?;
-    let keys = longest.key_count();
-    if keys < 2 {
-        return None;
+/// The written joints as the grid measure sees them.
+fn measured_joints<'c>(
+    skeleton: &Skeleton,
+    tracks: &JointTracks<'c>,
+    plans: &[JointPlan],
+    frames: &[RestFrame],
+) -> Vec<grid::Joint<'c>> {
+    let mut slot: Vec<Option<usize>> = vec![None; plans.len()];
+    let mut joints = Vec::new();
+    for ((id, plan), frame) in skeleton.joints().zip(plans).zip(frames) {
+        if !plan.written {
+            continue;
+        }
+        let t = tracks.get(id);
+        let parent = skeleton
+            .parent(id)
+            .and_then(|p| slot.get(p.index()).copied().flatten());
+        if let Some(s) = slot.get_mut(id.index()) {
+            *s = Some(joints.len());
+        }
+        joints.push(grid::Joint {
+            rotation: t.rotation.filter(|_| !plan.channels.is_empty()),
+            translation: t.translation.filter(|_| plan.has_positions()),
+            parent_scale: frame.parent_scale().abs().max_element(),
+            position: frame.parent_position() + frame.offset(),
+            parent,
+        });
     }
-    let interval =
-        (f64::from(longest.end_time()) - f64::from(longest.start_time())) / (keys - 1) as f64;
-    if !(interval.is_finite() && interval > 0.0) {
-        return None;
-    }
-    let on_grid = tracks.iter().flat_map(|t| t.times()).all(|&time| {
-        let k = (f64::from(time) - start) / interval;
-        (k - k.round()).abs() <= 1e-3
-    });
-    on_grid.then_some(interval)
+    joints
 }
 
 /// Decimals for positions: 6 in centimetres, more for larger units.
@@ -608,7 +958,10 @@ fn hierarchy(
     out.push_str("HIERARCHY\n");
     let mut open: Vec<JointId> = Vec::new();
     for ((id, plan), frame) in skeleton.joints().zip(plans).zip(frames) {
-        let parent = skeleton.parent(id);
+        if !plan.written {
+            continue;
+        }
+        let parent = skeleton.parent(id).filter(|_| !plan.top);
         while open.last().is_some_and(|&top| Some(top) != parent) {
             open.pop();
             indent(out, open.len());
@@ -632,7 +985,7 @@ fn hierarchy(
         indent(out, depth);
         out.push_str("{\n");
         indent(out, depth + 1);
-        push_offset(out, frame.offset(), scale, digits);
+        push_offset(out, plan.offset(frame), scale, digits);
         if !plan.end_site {
             indent(out, depth + 1);
             let _ = write!(out, "CHANNELS {}", plan.channels.len());
@@ -640,6 +993,16 @@ fn hierarchy(
                 let _ = write!(out, " {channel}");
             }
             out.push('\n');
+        }
+        if let Some(end) = plan.end_offset {
+            indent(out, depth + 1);
+            out.push_str("End Site\n");
+            indent(out, depth + 1);
+            out.push_str("{\n");
+            indent(out, depth + 2);
+            push_offset(out, end, scale, digits);
+            indent(out, depth + 1);
+            out.push_str("}\n");
         }
         open.push(id);
     }
@@ -651,10 +1014,10 @@ fn hierarchy(
 
 /// Everything the MOTION section is made from.
 struct MotionInput<'a, 'c> {
+    skeleton: &'a Skeleton,
     plans: &'a [JointPlan],
     tracks: &'a JointTracks<'c>,
     frames: &'a [RestFrame],
-    rest: &'a [Trs],
     grid: Grid,
     scale: f64,
     digits: usize,
@@ -667,18 +1030,44 @@ fn motion(out: &mut String, input: &MotionInput<'_, '_>) {
         "MOTION\nFrames: {}\nFrame Time: {}\n",
         input.grid.count, input.grid.frame_time
     );
+    let skeleton = input.skeleton;
+    let rest = skeleton.rest_locals();
     let joints = input.plans.len();
     let mut previous: Vec<Option<[f64; 3]>> = vec![None; joints];
-    let mut cursors: Vec<[Cursor; 2]> = vec![[Cursor::default(); 2]; joints];
+    let mut cursors: Vec<[Cursor; 3]> = vec![[Cursor::default(); 3]; joints];
+    // Each joint's world scale at the frame's time (the TRS product's, as `bake.rs` uses).
+    let mut world_scale: Vec<DVec3> = vec![DVec3::ONE; joints];
+    let scaled = input.tracks.joints.iter().any(|t| t.scale.is_some());
     for frame in 0..input.grid.count {
         let t = input.grid.time(frame);
+        let snap = input.grid.snap();
+        if scaled || frame == 0 {
+            for index in 0..joints {
+                let mut local = rest.get(index).map_or([1.0; 3], |r| r.scale.to_array());
+                let track = input.tracks.joints.get(index).and_then(|t| t.scale);
+                if let (Some(track), Some(cursor)) = (track, cursors.get_mut(index)) {
+                    sample(track, t, snap, &mut cursor[2], &mut local);
+                }
+                let above = skeleton
+                    .parents()
+                    .get(index)
+                    .copied()
+                    .flatten()
+                    .and_then(|p| world_scale.get(p.index()))
+                    .copied()
+                    .unwrap_or(DVec3::ONE);
+                if let Some(slot) = world_scale.get_mut(index) {
+                    *slot = above * glam::Vec3::from_array(local).as_dvec3();
+                }
+            }
+        }
         let mut first = true;
         for (index, plan) in input.plans.iter().enumerate() {
             if plan.channels.is_empty() {
                 continue;
             }
             let (Some(rest), Some(rest_frame), Some(cursor), Some(prev)) = (
-                input.rest.get(index),
+                rest.get(index),
                 input.frames.get(index),
                 cursors.get_mut(index),
                 previous.get_mut(index),
@@ -686,7 +1075,6 @@ fn motion(out: &mut String, input: &MotionInput<'_, '_>) {
                 continue;
             };
             let tracks = input.tracks.joints.get(index).copied().unwrap_or_default();
-            let snap = input.grid.snap();
             let mut rotation = rest.rotation.to_array();
             if let Some(track) = tracks.rotation {
                 sample(track, t, snap, &mut cursor[0], &mut rotation);
@@ -698,7 +1086,19 @@ fn motion(out: &mut String, input: &MotionInput<'_, '_>) {
             if let (Some(track), true) = (tracks.translation, plan.has_positions()) {
                 sample(track, t, snap, &mut cursor[1], &mut translation);
             }
-            let position = rest_frame.local_position(glam::Vec3::from_array(translation));
+            let parent_scale = skeleton
+                .parents()
+                .get(index)
+                .copied()
+                .flatten()
+                .and_then(|p| world_scale.get(p.index()))
+                .copied()
+                .unwrap_or(DVec3::ONE);
+            let mut position =
+                rest_frame.local_position_under(glam::Vec3::from_array(translation), parent_scale);
+            if plan.top {
+                position += rest_frame.parent_position();
+            }
             for channel in &plan.channels {
                 if !first {
                     out.push(' ');

@@ -31,6 +31,7 @@ use super::WriteOptions;
 use crate::asset::Asset;
 use crate::error::Diagnostics;
 use crate::model::clip::TrackTarget;
+use crate::model::fold::chain_above_bones;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
 use crate::pose::trs::Trs;
 
@@ -146,26 +147,12 @@ fn short(v: f32) -> String {
     }
 }
 
-/// The chain of foldable nodes from the single root of `written` (module docs).
+/// The chain of foldable nodes from the single root of `written` (module docs; the walk is
+/// [`chain_above_bones`], shared with the BVH writer).
 fn foldable_chain(asset: &Asset, written: &[JointId], options: &WriteOptions) -> Vec<JointId> {
-    let skeleton = &asset.skeleton;
-    let is_written = |j: JointId| written.contains(&j);
-    let roots: Vec<JointId> = written
-        .iter()
-        .copied()
-        .filter(|j| skeleton.parent(*j).is_none_or(|p| !is_written(p)))
-        .collect();
-    let [mut node] = roots[..] else {
-        return Vec::new();
-    };
-    // Only nodes above every mapped bone (a rig with none keeps all its joints).
     let Some(bones) = asset.humanoids.first().map(|h| &h.bones) else {
         return Vec::new();
     };
-    if bones.is_empty() {
-        return Vec::new();
-    }
-    let above_bones = |j: JointId| bones.iter().all(|(_, b)| skeleton.is_ancestor(j, b));
     let animated = |j: JointId| {
         asset.clips.iter().any(|c| {
             c.tracks()
@@ -190,18 +177,12 @@ fn foldable_chain(asset: &Asset, written: &[JointId], options: &WriteOptions) ->
             })
     };
     let socket = |j: JointId| options.sockets.iter().any(|s| s.parent == Some(j));
-    let mut chain = Vec::new();
-    loop {
-        let children: Vec<JointId> = skeleton.children(node).filter(|c| is_written(*c)).collect();
-        let [child] = children[..] else { break };
-        let foldable = above_bones(node) && !weighted(node) && !animated(node) && !socket(node);
-        if !foldable {
-            break;
-        }
-        chain.push(node);
-        node = child;
-    }
-    chain
+    chain_above_bones(
+        &asset.skeleton,
+        bones,
+        |j| written.contains(&j),
+        |j| !weighted(j) && !animated(j) && !socket(j),
+    )
 }
 
 /// The joint's local rest as an f64 matrix.

@@ -1879,3 +1879,53 @@ fn cesium_man_to_bvh_keeps_the_hips_and_head_where_the_gltf_crate_puts_them() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_uneven_animated_scale_is_refused() {
+    // "upper" stretched along one axis only: its child's frame shears, which no BVH holds.
+    let (asset, _, ids) = rotated_rest_asset();
+    let mut clip = Clip::new("stretch");
+    clip.add_track(
+        Track::new(
+            TrackTarget::Joint(ids[1]),
+            Property::Scale,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![1.5, 1.5, 1.5, 1.5, 1.8, 1.5],
+        )
+        .unwrap(),
+    );
+    match bvh::write(&asset, &clip, &WriteOptions::default()) {
+        Err(Error::Unsupported { message }) => {
+            assert!(
+                message.contains("unevenly") && message.contains("upper"),
+                "{message}"
+            )
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    // Evenly: the child follows with position channels, every joint where it was.
+    let mut clip = Clip::new("grow");
+    clip.add_track(
+        Track::new(
+            TrackTarget::Joint(ids[1]),
+            Property::Scale,
+            Interpolation::Linear,
+            vec![0.0, 1.0],
+            vec![1.5, 1.5, 1.5, 1.8, 1.8, 1.8],
+        )
+        .unwrap(),
+    );
+    let options = WriteOptions {
+        pick_unit: false,
+        ..WriteOptions::default()
+    };
+    let bvh = parse_test_bvh(&bvh::write(&asset, &clip, &options).unwrap());
+    let last = bvh.frames - 1;
+    let written = test_fk(&bvh, last, CENTIMETRES);
+    let expected = expected_positions(&asset, &clip, 1);
+    for (i, j) in [(0, 0), (1, 1), (2, 2), (3, 3), (5, 4), (6, 5)] {
+        let error = distance(written[i], expected[j]);
+        assert!(error < 1e-5, "joint {j}: {error} m");
+    }
+}

@@ -64,6 +64,11 @@ impl RestFrame {
         self.parent_rotation * (parent_scale * animated.as_dvec3())
     }
 
+    /// `Q_p,rest`: the parent's rest world rotation.
+    pub fn parent_rotation(&self) -> DQuat {
+        self.parent_rotation
+    }
+
     /// `S_p,rest`: the parent's rest world scale.
     pub fn parent_scale(&self) -> DVec3 {
         self.parent_scale

@@ -7,12 +7,10 @@
 //! regular grid is reproduced exactly by that grid (linear keys); one whose keys do not (keys
 //! at 1/24 and 1/100 of a cycle, rounded to four digits) cannot be, at any rate. So the writer
 //! tries grids, coarsest first, and **measures** each: at every key time of every written track
-//! (and at the middle of every frame where a track is not linear) it compares what a reader
-//! rebuilds from the frames with the clip, per joint (the angle `θ_j` between the slerped and
-//! the sampled rotation, the distance `Δ_j` between the interpolated and the sampled
-//! position), and bounds how far each joint `k` can be off by
-//! `Σ_{j ∈ k and its ancestors} θ_j · |p_k − p_j| + Δ_j` (rest distances: rotations keep
-//! them). The first grid under [`TOLERANCE`] is taken.
+//! (and at the middle of every frame where a track is not linear) it composes the skeleton's
+//! world positions twice, from the clip and from what a reader rebuilds from the frames
+//! (rotations slerped, positions interpolated between the frames around that time), and takes
+//! the largest distance. The first grid under [`TOLERANCE`] is taken.
 //!
 //! Grids tried: the coarsest one every key lies on (within [`ALIGN`]) and its multiples, else
 //! the coarsest few that every key nearly lies on (within [`NEAR`]); and 30, 60, 120, 240, 480
@@ -20,7 +18,7 @@
 //! that is off least is taken, and reported (`BVH_RESAMPLED`) with the measure; when even
 //! that one is more than [`MAX_ERROR`] off, the writer refuses.
 
-use glam::{DVec3, Quat, Vec3};
+use glam::{DQuat, DVec3, Quat, Vec3};
 
 use crate::error::{Diagnostics, Error};
 use crate::model::clip::Track;
@@ -49,15 +47,18 @@ pub(crate) const MAX_FPS: f64 = 1000.0;
 const LADDER: [f64; 6] = [30.0, 60.0, 120.0, 240.0, 480.0, 960.0];
 
 /// One joint as the measure sees it.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Joint<'c> {
     /// Its written rotation track, if any.
     pub rotation: Option<&'c Track>,
     /// Its written translation track (joints with position channels), if any.
     pub translation: Option<&'c Track>,
-    /// The largest rest world scale of its parent (a translation error's factor).
-    pub parent_scale: f64,
-    /// Its rest world position.
-    pub position: DVec3,
+    /// Its local rest rotation and translation (what it holds without a track).
+    pub rest: (Quat, Vec3),
+    /// The parent's rest world scale (`S_p`).
+    pub parent_scale: DVec3,
+    /// The rest world rotation of the nodes above a root (identity below one).
+    pub base: DQuat,
     /// Its parent among the measured joints.
     pub parent: Option<usize>,
 }
@@ -166,7 +167,9 @@ fn aligned(keys: &[f64], start: f64, step: f64, within: f64) -> bool {
     })
 }
 
-/// The bound on how far any joint is off (module docs) for `intervals` frames `step` apart.
+/// How far any joint is off (module docs) for `intervals` frames `step` apart: the world
+/// positions of the clip and of what a reader rebuilds from the frames, composed down the
+/// skeleton at every test time.
 fn measure(
     joints: &[Joint<'_>],
     keys: &[f64],
@@ -180,53 +183,61 @@ fn measure(
         times.extend((0..intervals).map(|i| start + (i as f64 + 0.5) * step));
     }
     let mut worst = 0.0f64;
-    let mut rotation_error = vec![0.0f64; joints.len()];
-    let mut position_error = vec![0.0f64; joints.len()];
+    let mut clip: Vec<(DQuat, DVec3)> = vec![(DQuat::IDENTITY, DVec3::ZERO); joints.len()];
+    let mut rebuilt = clip.clone();
     for t in times {
         let u = ((t - start) / step).clamp(0.0, intervals as f64);
         let i = (u.floor() as usize).min(intervals.saturating_sub(1));
         let (t0, t1) = (start + i as f64 * step, start + (i + 1) as f64 * step);
         let s = ((t - t0) / step).clamp(0.0, 1.0) as f32;
         for (index, joint) in joints.iter().enumerate() {
-            rotation_error[index] = joint.rotation.map_or(0.0, |track| {
-                let at = |t: f64| track.sample_quat(t as f32).unwrap_or(Quat::IDENTITY);
-                let rebuilt = slerp(at(t0), at(t1), s);
-                angle(rebuilt, at(t))
-            });
-            position_error[index] = joint.translation.map_or(0.0, |track| {
-                let at = |t: f64| track.sample_vec3(t as f32).unwrap_or(Vec3::ZERO);
-                let rebuilt = at(t0).lerp(at(t1), s);
-                f64::from(rebuilt.distance(at(t))) * joint.parent_scale
-            });
-        }
-        for (k, joint) in joints.iter().enumerate() {
-            let mut error = 0.0;
-            let mut up = Some(k);
-            while let Some(j) = up {
-                let (Some(above), Some(theta), Some(delta)) =
-                    (joints.get(j), rotation_error.get(j), position_error.get(j))
-                else {
-                    break;
-                };
-                error += theta * joint.position.distance(above.position) + delta;
-                up = above.parent;
+            let (rest_rotation, rest_translation) = joint.rest;
+            let (q_clip, q_rebuilt) =
+                joint
+                    .rotation
+                    .map_or((rest_rotation, rest_rotation), |track| {
+                        let at = |t: f64| track.sample_quat(t as f32).unwrap_or(rest_rotation);
+                        (at(t), slerp(at(t0), at(t1), s))
+                    });
+            let (p_clip, p_rebuilt) =
+                joint
+                    .translation
+                    .map_or((rest_translation, rest_translation), |track| {
+                        let at = |t: f64| track.sample_vec3(t as f32).unwrap_or(rest_translation);
+                        (at(t), at(t0).lerp(at(t1), s))
+                    });
+            let place = |world: &[(DQuat, DVec3)], q: Quat, p: Vec3| {
+                let (rotation, origin) = joint
+                    .parent
+                    .and_then(|p| world.get(p))
+                    .copied()
+                    .unwrap_or((joint.base, DVec3::ZERO));
+                (
+                    (rotation * unit(q)).normalize(),
+                    origin + rotation * (joint.parent_scale * p.as_dvec3()),
+                )
+            };
+            let a = place(&clip, q_clip, p_clip);
+            let b = place(&rebuilt, q_rebuilt, p_rebuilt);
+            worst = worst.max(a.1.distance(b.1));
+            if let (Some(x), Some(y)) = (clip.get_mut(index), rebuilt.get_mut(index)) {
+                *x = a;
+                *y = b;
             }
-            worst = worst.max(error);
         }
     }
     worst
 }
 
-/// The angle between two rotations, in radians (stored keys need not be unit quaternions).
-fn angle(a: Quat, b: Quat) -> f64 {
-    let (a, b) = (a.as_dquat(), b.as_dquat());
-    let lengths = a.length() * b.length();
-    if !(lengths.is_finite() && lengths > 0.0) {
-        return 0.0;
+/// A unit f64 quaternion (identity for a zero one).
+fn unit(q: Quat) -> DQuat {
+    let d = q.as_dquat();
+    let length = d.length();
+    if length.is_finite() && length > 0.0 {
+        d / length
+    } else {
+        DQuat::IDENTITY
     }
-    let dot = (a.dot(b) / lengths).abs().min(1.0);
-    // 2·atan2(|a×b|-ish, dot) is accurate near 0 where acos is not.
-    2.0 * (1.0 - dot * dot).max(0.0).sqrt().atan2(dot)
 }
 
 #[cfg(test)]
@@ -253,22 +264,15 @@ mod tests {
     #[test]
     fn keys_on_a_grid_are_taken_as_they_are() {
         let track = turn(&[0.0, 0.1, 0.3], &[0.0, 1.0, 0.5]);
-        let joints = [
-            Joint {
-                rotation: Some(&track),
-                translation: None,
-                parent_scale: 1.0,
-                position: DVec3::ZERO,
-                parent: None,
-            },
-            Joint {
-                rotation: None,
-                translation: None,
-                parent_scale: 1.0,
-                position: DVec3::Y,
-                parent: Some(0),
-            },
-        ];
+        let joint = |rotation, parent, y: f32| Joint {
+            rotation,
+            translation: None,
+            rest: (Quat::IDENTITY, Vec3::Y * y),
+            parent_scale: DVec3::ONE,
+            base: DQuat::IDENTITY,
+            parent,
+        };
+        let joints = [joint(Some(&track), None, 0.0), joint(None, Some(0), 1.0)];
         let mut d = Diagnostics::new();
         let chosen = choose(&joints, 0.0, 0.3, 1 << 20, &mut d, "c")
             .unwrap()
@@ -278,13 +282,7 @@ mod tests {
         assert!(d.is_empty());
         // A key at 0.125 s: off the 0.1 s grid; 0.025 s frames hit every key.
         let track = turn(&[0.0, 0.125, 0.3], &[0.0, 1.0, 0.5]);
-        let joints = [
-            Joint {
-                rotation: Some(&track),
-                ..joints[0]
-            },
-            Joint { ..joints[1] },
-        ];
+        let joints = [joint(Some(&track), None, 0.0), joint(None, Some(0), 1.0)];
         let chosen = choose(&joints, 0.0, 0.3, 1 << 20, &mut d, "c")
             .unwrap()
             .unwrap();

@@ -22,10 +22,11 @@
 //! - **Rest.** The OFFSETs are the skeleton's rest, whatever the clip holds: BVH's rest is its
 //!   OFFSETs, and the clip's values go into the channels.
 //! - **Scales.** The rest's are baked into the OFFSETs (`bake.rs`); animated ones move the
-//!   children, which then carry position channels.
+//!   children, which then carry position channels; an animated scale that is uneven along the
+//!   joint's axes shears its children's frames, which BVH cannot hold: refused.
 //! - **Time.** Frame time = `1 / fps` with `fps` from the options, else the layout's frame time,
-//!   else the coarsest grid that reproduces the clip, measured (`grid.rs`). Frames run from the
-//!   first key to the last (the last frame clamps).
+//!   else the coarsest grid that reproduces the clip, measured (`grid.rs`). Frames run from 0
+//!   (or the first key, if earlier) to the last key (the last frame clamps).
 //! - **Unit.** [`WriteOptions::scale`]; with [`WriteOptions::pick_unit`], when a reader guessing
 //!   the unit from the rest hips height ([`super::units::detect`]) would take the file's for
 //!   another, centimetres or metres, whichever reads back (`BVH_UNITS`); when neither does, a
@@ -94,6 +95,7 @@ pub(crate) fn write(
     let tracks = JointTracks::collect(skeleton, clip, diagnostics);
     let layout = usable_layout(options, skeleton, diagnostics);
     let frames = rest_frames(skeleton, skeleton.rest_locals());
+    check_scales(skeleton, &tracks, &frames)?;
     let folded = folded_nodes(asset, &tracks, layout, diagnostics);
     let mut plans = plan_joints(
         skeleton,
@@ -200,6 +202,50 @@ fn check_depth(skeleton: &Skeleton) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// Refuses an animated scale that is not uniform where it moves a child: it shears the
+/// children's frames, which a BVH (rotations and offsets) cannot follow.
+fn check_scales(
+    skeleton: &Skeleton,
+    tracks: &JointTracks<'_>,
+    frames: &[RestFrame],
+) -> Result<(), Error> {
+    for id in skeleton.joints() {
+        let Some(track) = tracks.get(id).scale else {
+            continue;
+        };
+        let uneven = (0..track.key_count())
+            .filter_map(|k| track.value(k))
+            .map(|v| {
+                let (lo, hi) = v.iter().fold((f32::INFINITY, 0.0f32), |(lo, hi), x| {
+                    (lo.min(x.abs()), hi.max(x.abs()))
+                });
+                if hi > 0.0 {
+                    f64::from((hi - lo) / hi)
+                } else {
+                    0.0
+                }
+            })
+            .fold(0.0, f64::max);
+        let reach = skeleton
+            .children(id)
+            .filter_map(|c| frames.get(c.index()))
+            .map(|f| f.offset().length())
+            .fold(0.0, f64::max);
+        if uneven * reach > UNEVEN_SCALE_TOLERANCE {
+            return Err(Error::unsupported(format!(
+                "cannot write BVH: the clip scales joint {:?} unevenly along its axes (by up to {:.1}%), which moves its children in ways BVH's rotations and offsets cannot hold (up to {} m); convert to .glb, .gltf or H-Anim, which keep the scale",
+                skeleton.name(id),
+                uneven * 100.0,
+                Num(uneven * reach)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// How far (metres) an uneven animated scale may move a child before the writer refuses.
+const UNEVEN_SCALE_TOLERANCE: f64 = 1e-5;
 
 /// The rotation, translation and scale track of each joint (by joint index).
 #[derive(Debug, Default, Clone, Copy)]
@@ -440,12 +486,13 @@ fn plan_joints(
         }
     }
     let mut plans = Vec::with_capacity(skeleton.len());
+    let mut used: HashSet<String> = HashSet::new();
     let (mut renamed, mut unnamed_leaves, mut bad_layout) = (Vec::new(), Vec::new(), Vec::new());
     let (mut turning_leaves, mut dropped_translation, mut moved) =
         (Vec::new(), Vec::new(), Vec::new());
     for id in skeleton.joints() {
         let original = skeleton.name(id);
-        let name = sanitize(original, id);
+        let mut name = sanitize(original, id);
         if is_folded(id) {
             plans.push(JointPlan {
                 name,
@@ -457,6 +504,14 @@ fn plan_joints(
                 order: options.order,
             });
             continue;
+        }
+        // BVH readers tell joints apart by name (Blender makes one bone per name).
+        if used.contains(&name) {
+            let mut n = 2;
+            while used.contains(&format!("{name}_{n}")) {
+                n += 1;
+            }
+            name = format!("{name}_{n}");
         }
         if name != original {
             renamed.push(format!("{original:?} → {name}"));
@@ -524,6 +579,9 @@ fn plan_joints(
         let end_offset = (is_leaf && !end_site && !is_root && layout.is_none())
             .then(|| frame.map_or(DVec3::ZERO, RestFrame::offset));
         let order = rotation_order(&channels).unwrap_or(options.order);
+        if !end_site {
+            used.insert(name.clone());
+        }
         plans.push(JointPlan {
             name,
             written: true,
@@ -539,7 +597,7 @@ fn plan_joints(
             "BVH_NAME_CHANGED",
             "",
             format!(
-                "joint names BVH cannot hold (empty, whitespace or braces) changed: {}",
+                "joint names BVH cannot hold (empty, whitespace or braces, or another joint's) changed: {}",
                 list(&renamed)
             ),
         );
@@ -666,7 +724,7 @@ fn valid_channels(channels: &[Channel]) -> bool {
 }
 
 /// A name a BVH reader reads back whole: whitespace and braces become `_`; empty becomes
-/// `joint<index>`.
+/// `joint<index>` (a name another joint has already gets `_2`, `_3`, … in `plan_joints`).
 fn sanitize(name: &str, id: JointId) -> String {
     if name.is_empty() {
         return format!("joint{}", id.index());
@@ -826,10 +884,11 @@ fn time_grid(
     diagnostics: &mut Diagnostics,
 ) -> Result<Grid, Error> {
     let all: Vec<&Track> = tracks.all().collect();
+    // A clip runs from 0 (glTF, H-Anim) even where its first key comes later.
     let start = all
         .iter()
         .map(|t| f64::from(t.start_time()))
-        .fold(f64::INFINITY, f64::min);
+        .fold(0.0, f64::min);
     let end = all
         .iter()
         .map(|t| f64::from(t.end_time()))
@@ -892,11 +951,17 @@ fn measured_joints<'c>(
         if let Some(s) = slot.get_mut(id.index()) {
             *s = Some(joints.len());
         }
+        let rest = skeleton.rest_local(id);
         joints.push(grid::Joint {
             rotation: t.rotation.filter(|_| !plan.channels.is_empty()),
             translation: t.translation.filter(|_| plan.has_positions()),
-            parent_scale: frame.parent_scale().abs().max_element(),
-            position: frame.parent_position() + frame.offset(),
+            rest: (rest.rotation, rest.translation),
+            parent_scale: frame.parent_scale(),
+            base: if parent.is_none() {
+                frame.parent_rotation()
+            } else {
+                glam::DQuat::IDENTITY
+            },
             parent,
         });
     }

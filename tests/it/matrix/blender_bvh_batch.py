@@ -21,7 +21,9 @@ for path in sys.argv[sys.argv.index("--") + 1:]:
             out["bones"] = len(a.data.bones)
             act = a.animation_data.action if a.animation_data else None
             if act:
-                out["frames"] = int(round(act.frame_range[1] - act.frame_range[0])) + 1
+                # Keys per channel: one per frame. (`act.frame_range` is never shorter than one
+                # frame, so a one-frame file read as two.)
+                out["frames"] = max((len(fc.keyframe_points) for fc in act.fcurves), default=0)
     except Exception as e:
         out["error"] = str(e).splitlines()[-1] if str(e) else type(e).__name__
     print("BLENDER_JSON " + json.dumps(out), flush=True)

@@ -525,17 +525,30 @@ mod to_bvh {
             .find(|c| c.name.contains("Walk"))
             .unwrap_or(&glb.clips[0]);
         let clip_bvh = &bvh.clips[0];
-        assert!(
-            bvh.skeleton.len() < glb.skeleton.len(),
-            "the mesh node is left out: {} vs {}",
-            bvh.skeleton.len(),
-            glb.skeleton.len()
-        );
         let by_name: HashMap<&str, _> = glb
             .skeleton
             .joints()
             .map(|j| (glb.skeleton.name(j), j))
             .collect();
+        // Every BVH joint is a joint of the GLB or the End Site of one (`<joint>_End`).
+        let named = bvh
+            .skeleton
+            .names()
+            .iter()
+            .filter(|n| by_name.contains_key(n.as_str()))
+            .count();
+        assert!(bvh
+            .skeleton
+            .names()
+            .iter()
+            .all(|n| by_name.contains_key(n.as_str())
+                || n.strip_suffix("_End")
+                    .is_some_and(|p| by_name.contains_key(p))));
+        assert!(
+            named < glb.skeleton.len(),
+            "the mesh node is left out: {named} vs {}",
+            glb.skeleton.len()
+        );
         let (mut a, mut b) = (
             Sampler::new(&glb.skeleton, clip_glb),
             Sampler::new(&bvh.skeleton, clip_bvh),

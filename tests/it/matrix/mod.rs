@@ -185,10 +185,9 @@ pub fn parallel<T: Send, R: Send>(jobs: Vec<T>, work: impl Fn(T) -> R + Sync) ->
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-// Ignored until every cell is ok or a justified refusal: the FAIL cells left are listed in
-// docs/conversions.md. Run it with `cargo test --features corpus --test it matrix -- --ignored`.
+// Every cell is ok or a refusal; `.ci/run` runs it on the release binary (`HUMANOID_BIN`).
+// Alone: `cargo test --features corpus --test it matrix -- --nocapture`.
 #[test]
-#[ignore = "FAIL cells remain (docs/conversions.md lists them); run with --ignored"]
 fn conversion_matrix() {
     let started = std::time::Instant::now();
     let dir = temp_dir();

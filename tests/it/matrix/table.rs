@@ -87,7 +87,8 @@ pub fn markdown(inputs: &[Input], cells: &[Cell]) -> String {
             let _ = writeln!(md, "- `{}` → {}: {}", cell.input, cell.output.to, cell.note);
         }
     }
-    md
+    // Paths as a reader of the docs has them (`../shared/corpus/...`), not this checkout's.
+    md.replace(&format!("{}", crate::util::shared().display()), "../shared")
 }
 
 /// The grid rows of a table (the lines that start with "| `").

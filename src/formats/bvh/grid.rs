@@ -20,6 +20,7 @@
 
 use glam::{DQuat, DVec3, Quat, Vec3};
 
+use super::bake::to_dquat;
 use crate::error::{Diagnostics, Error};
 use crate::model::clip::Track;
 use crate::num::Num;
@@ -213,7 +214,7 @@ fn measure(
                     .copied()
                     .unwrap_or((joint.base, DVec3::ZERO));
                 (
-                    (rotation * unit(q)).normalize(),
+                    (rotation * to_dquat(q)).normalize(),
                     origin + rotation * (joint.parent_scale * p.as_dvec3()),
                 )
             };
@@ -227,17 +228,6 @@ fn measure(
         }
     }
     worst
-}
-
-/// A unit f64 quaternion (identity for a zero one).
-fn unit(q: Quat) -> DQuat {
-    let d = q.as_dquat();
-    let length = d.length();
-    if length.is_finite() && length > 0.0 {
-        d / length
-    } else {
-        DQuat::IDENTITY
-    }
 }
 
 #[cfg(test)]

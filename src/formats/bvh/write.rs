@@ -1113,14 +1113,7 @@ fn motion(out: &mut String, input: &MotionInput<'_, '_>) {
                 if let (Some(track), Some(cursor)) = (track, cursors.get_mut(index)) {
                     sample(track, t, snap, &mut cursor[2], &mut local);
                 }
-                let above = skeleton
-                    .parents()
-                    .get(index)
-                    .copied()
-                    .flatten()
-                    .and_then(|p| world_scale.get(p.index()))
-                    .copied()
-                    .unwrap_or(DVec3::ONE);
+                let above = parent_world_scale(skeleton, &world_scale, index);
                 if let Some(slot) = world_scale.get_mut(index) {
                     *slot = above * glam::Vec3::from_array(local).as_dvec3();
                 }
@@ -1151,14 +1144,7 @@ fn motion(out: &mut String, input: &MotionInput<'_, '_>) {
             if let (Some(track), true) = (tracks.translation, plan.has_positions()) {
                 sample(track, t, snap, &mut cursor[1], &mut translation);
             }
-            let parent_scale = skeleton
-                .parents()
-                .get(index)
-                .copied()
-                .flatten()
-                .and_then(|p| world_scale.get(p.index()))
-                .copied()
-                .unwrap_or(DVec3::ONE);
+            let parent_scale = parent_world_scale(skeleton, &world_scale, index);
             let mut position =
                 rest_frame.local_position_under(glam::Vec3::from_array(translation), parent_scale);
             if plan.top {
@@ -1215,6 +1201,19 @@ fn component(v: DVec3, axis: Axis) -> f64 {
         Axis::Y => v.y,
         Axis::Z => v.z,
     }
+}
+
+/// The world scale of joint `index`'s parent this frame (`world_scale` holds each joint's, in
+/// skeleton order: parents first); one for a root.
+fn parent_world_scale(skeleton: &Skeleton, world_scale: &[DVec3], index: usize) -> DVec3 {
+    skeleton
+        .parents()
+        .get(index)
+        .copied()
+        .flatten()
+        .and_then(|p| world_scale.get(p.index()))
+        .copied()
+        .unwrap_or(DVec3::ONE)
 }
 
 #[cfg(test)]

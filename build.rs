@@ -6,17 +6,19 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("mappings");
+    // Read at run time: `env!` would freeze the folder the build script was compiled in, and a
+    // target folder reused from another checkout would then compile in no table at all.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = Path::new(&manifest).join("mappings");
     println!("cargo:rerun-if-changed={}", dir.display());
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let entries = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read the mapping tables in {}: {e}", dir.display()));
+    let mut files: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    assert!(!files.is_empty(), "no mapping table in {}", dir.display());
     files.sort();
     let mut out = String::from("/// Built-in tables: (file stem, TOML text).\npub(crate) static BUILTIN: &[(&str, &str)] = &[\n");
     for path in &files {

@@ -243,7 +243,7 @@ fn read_primitive(
     if let Some((k, &bad)) = raw_indices
         .iter()
         .enumerate()
-        .find(|(_, &i)| usize::try_from(i).map_or(true, |i| i >= count))
+        .find(|&(_, &i)| usize::try_from(i).map_or(true, |i| i >= count))
     {
         return Err(Error::invalid(
             document.path(),

@@ -556,7 +556,7 @@ fn parts(type_name: &str) -> Option<&'static [Spec]> {
 }
 
 /// The interface of a built-in node the reader interprets, or `None` for any other type.
-pub(crate) fn builtin(type_name: &str) -> Option<impl Iterator<Item = BuiltinField>> {
+pub(crate) fn builtin(type_name: &str) -> Option<impl Iterator<Item = BuiltinField> + use<>> {
     parts(type_name).map(|parts| {
         parts.iter().flat_map(|part| {
             part.iter().map(|(name, ty, access)| BuiltinField {

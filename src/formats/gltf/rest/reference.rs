@@ -76,7 +76,7 @@ fn bind_shape(scene: &Scene, document: &Document, skin: usize, rest: &[DMat4]) -
         .joints
         .iter()
         .zip(&data.inverse_bind)
-        .find(|(&joint, _)| {
+        .find(|&(&joint, _)| {
             let mut parent = scene.parents.get(joint).copied().flatten();
             while let Some(p) = parent {
                 if in_skin(p) {

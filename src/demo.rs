@@ -12,13 +12,13 @@ use crate::asset::HumanoidSkeleton;
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf;
 use crate::mannequin::{self, Mannequin, TrackPath};
+use crate::math::sample::Interpolation;
+use crate::math::trs::Trs;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::mesh::SkinnedMesh;
 use crate::model::skeleton::{RawJoint, Skeleton};
 use crate::pose::normalized::bone_tracks_from_joint_tracks;
-use crate::pose::sample::Interpolation;
-use crate::pose::trs::Trs;
 
 /// The mannequin in canonical terms.
 #[derive(Debug, Clone)]

@@ -341,7 +341,7 @@ impl Inspection {
                 |j| format!("node {} {:?}", j.node, j.name),
             );
             let [x, y, z] = look.offset;
-            let [x, y, z] = [x, y, z].map(crate::num::Num::from);
+            let [x, y, z] = [x, y, z].map(crate::math::num::Num::from);
             writeln!(out, "lookAt  {} from {joint} + ({x}, {y}, {z})", look.kind)?;
         }
         if !self.expressions.is_empty() {

@@ -28,8 +28,8 @@ pub mod formats;
 pub mod inspect;
 pub mod mannequin;
 pub mod mapping;
+pub mod math;
 pub mod model;
-pub mod num;
 pub mod output;
 pub mod pose;
 #[cfg(feature = "preview")]
@@ -41,3 +41,4 @@ pub mod vrma_out;
 pub use asset::{read, Asset, ReadOutcome};
 pub use convert::{convert, ConvertOptions};
 pub use error::{Diagnostic, Diagnostics, Error, Location, Severity};
+pub use math::num;

@@ -21,11 +21,11 @@ use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::formats::{gltf, vrm, Format};
 use crate::mapping::RigMapping;
+use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::HumanBone;
 use crate::pose::normalized::bone_tracks_from_joint_tracks;
 use crate::pose::retarget::{Keep, Retargeter, Side};
-use crate::pose::sample::Interpolation;
 
 /// The most values (4 per bone and key, 3 per hips key) a baked clip may hold: 2²⁶ (256 MiB
 /// of `f32`), checked before the keys are allocated.

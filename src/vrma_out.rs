@@ -46,12 +46,12 @@ use glam::{Quat, Vec3};
 use crate::asset::{Asset, Facing, HumanoidSkeleton};
 use crate::error::{Diagnostics, Error};
 use crate::formats::Format;
+use crate::math::trs::Trs;
 use crate::model::clip::{Clip, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
 use crate::model::{HumanBone, Profile};
 use crate::pose::retarget::{hips_height, Keep, Side};
-use crate::pose::trs::Trs;
 
 /// Below this height (metres) the hips are not above the ground.
 const MIN_HIPS_HEIGHT: f32 = 1e-6;

@@ -37,9 +37,9 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 
+use crate::math::sample::{Cursor, Interpolation, Keyframes, ValueKind};
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
-use crate::pose::sample::{Cursor, Interpolation, Keyframes, ValueKind};
 
 /// What a track animates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -274,7 +274,7 @@ fn first_non_finite(values: &[f32]) -> Option<usize> {
 ///    otherwise.
 /// 5. Every value is finite.
 ///
-/// Sampling clamps outside the keys (see [`crate::pose::sample`]).
+/// Sampling clamps outside the keys (see [`crate::math::sample`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Track {
     target: TrackTarget,
@@ -444,7 +444,7 @@ impl Track {
         self.keyframes().value(key)
     }
 
-    /// The borrowed view that [`crate::pose::sample`] works on.
+    /// The borrowed view that [`crate::math::sample`] works on.
     pub fn keyframes(&self) -> Keyframes<'_> {
         Keyframes {
             times: self.times.as_slice(),
@@ -545,8 +545,8 @@ impl Clip {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::trs::Trs;
     use crate::model::skeleton::{RawJoint, Skeleton};
-    use crate::pose::trs::Trs;
     use std::f32::consts::FRAC_PI_2;
 
     fn joint0() -> JointId {

@@ -184,7 +184,7 @@ impl Humanoid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pose::trs::Trs;
+    use crate::math::trs::Trs;
 
     fn joint(index: usize) -> JointId {
         JointId::from_index(index).unwrap()

@@ -28,7 +28,7 @@
 
 use std::fmt;
 
-use crate::pose::trs::Trs;
+use crate::math::trs::Trs;
 
 /// The most joints a [`Skeleton`] may have.
 pub const MAX_JOINTS: usize = 65_536;

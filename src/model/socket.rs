@@ -11,8 +11,8 @@
 
 use glam::{Quat, Vec3};
 
+use crate::math::trs::Trs;
 use crate::model::JointId;
-use crate::pose::trs::Trs;
 
 /// What a socket is for, derived from well-known tags.
 ///

@@ -168,8 +168,8 @@ pub fn validate_bone_map(skeleton: &Skeleton, bones: &BoneMap) -> Diagnostics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::trs::Trs;
     use crate::model::skeleton::RawJoint;
-    use crate::pose::trs::Trs;
     use HumanBone::*;
 
     /// A skeleton from (name, parent name) pairs, listed parents first, and a bone map from

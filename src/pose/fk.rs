@@ -32,10 +32,10 @@
 
 use glam::{Affine3A, Mat4, Quat, Vec3};
 
+use crate::math::sample::{locate, Cursor, KeyPosition, Keyframes};
+use crate::math::trs::{normalize_rotation, Trs};
 use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::skeleton::{JointId, Skeleton};
-use crate::pose::sample::{locate, Cursor, KeyPosition, Keyframes};
-use crate::pose::trs::{normalize_rotation, Trs};
 
 /// One track bound to a joint: its keys, and the time array group it locates in.
 #[derive(Clone)]

@@ -7,11 +7,10 @@ pub mod look_at;
 pub mod normalize;
 pub mod normalized;
 pub mod retarget;
-pub mod sample;
 pub mod socket;
 pub mod socket_transfer;
 pub mod tpose;
-pub mod trs;
 
-pub use sample::{Cursor, Interpolation, KeyPosition, Keyframes, ValueKind};
-pub use trs::Trs;
+// The transform and sampler primitives live in the leaf layer; these paths stay for callers.
+pub use crate::math::{sample, trs};
+pub use crate::math::{Cursor, Interpolation, KeyPosition, Keyframes, Trs, ValueKind};

@@ -274,7 +274,7 @@ pub fn t_pose_positions(
         let rotation = match bones.bone_of(joint) {
             Some(bone) => {
                 let rest =
-                    crate::pose::trs::Trs::from_mat4(skeleton.rest_world(joint).to_mat4()).rotation;
+                    crate::math::trs::Trs::from_mat4(skeleton.rest_world(joint).to_mat4()).rotation;
                 corrections
                     .get(bone.index())
                     .copied()

@@ -11,10 +11,10 @@
 use glam::{Quat, Vec3};
 
 use crate::error::Diagnostics;
+use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::Skeleton;
-use crate::pose::sample::Interpolation;
 
 /// `n = P · local · rest⁻¹ · P⁻¹`.
 pub fn normalized_from_local(parent_world_rest: Quat, rest_local: Quat, local: Quat) -> Quat {

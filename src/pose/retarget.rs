@@ -30,12 +30,12 @@ use glam::{Affine3A, Mat4, Quat, Vec3};
 
 use crate::asset::{Asset, HumanoidSkeleton};
 use crate::error::{Diagnostics, Error};
+use crate::math::trs::{normalize_rotation, Trs};
 use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
 use crate::pose::fk::Sampler;
 use crate::pose::ground::{self, GroundCurve};
-use crate::pose::trs::{normalize_rotation, Trs};
 
 /// One side of a retarget: an asset, its humanoid and its T-pose corrections.
 #[derive(Debug, Clone)]

@@ -87,15 +87,15 @@ pub const SHEAR_TOLERANCE: f64 = 1e-5;
 ///
 /// When `det A < 0`, `Q` is improper; it is written `Q = R·F` with `F = diag(−1, 1, 1)` and the
 /// scale's x negated, so `rotation` stays proper (the convention of
-/// [`Trs::from_mat4`](crate::pose::trs::Trs::from_mat4)). A singular `A` (a zero scale) falls
-/// back to [`Trs::from_mat4`](crate::pose::trs::Trs::from_mat4) and is not flagged.
+/// [`Trs::from_mat4`](crate::math::trs::Trs::from_mat4)). A singular `A` (a zero scale) falls
+/// back to [`Trs::from_mat4`](crate::math::trs::Trs::from_mat4) and is not flagged.
 pub fn decompose(m: Mat4) -> Decomposed {
     let a: DMat3 = Mat3::from_mat4(m).as_dmat3();
     let translation = m.w_axis.truncate();
     let det = a.determinant();
     let norm = a.x_axis.length_squared() + a.y_axis.length_squared() + a.z_axis.length_squared();
     if !det.is_finite() || det.abs() <= 1e-12 * norm.powf(1.5).max(f64::MIN_POSITIVE) {
-        let trs = crate::pose::trs::Trs::from_mat4(m);
+        let trs = crate::math::trs::Trs::from_mat4(m);
         return Decomposed {
             translation,
             rotation: trs.rotation,

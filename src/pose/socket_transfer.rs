@@ -189,8 +189,8 @@ fn hips_ratio(from: Rig<'_>, to: Rig<'_>) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::trs::Trs;
     use crate::model::skeleton::RawJoint;
-    use crate::pose::trs::Trs;
     use glam::Vec3;
 
     /// hips (at `hips_y`) → hand (0.5 to the right, turned by `hand_turn`) → middle proximal

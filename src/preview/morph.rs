@@ -6,7 +6,7 @@
 //! A mesh's weights at a time are its defaults ([`SkinnedMesh::morph_weights`]: glTF
 //! `node.weights`, else `mesh.weights`; an H-Anim displacer's `weight`), replaced by the clip's
 //! `weights` track for the mesh when the clip has one, sampled with the track's interpolation
-//! and clamped outside its keys ([`crate::pose::sample`]). The track is found by
+//! and clamped outside its keys ([`crate::math::sample`]). The track is found by
 //! [`channel_of`]: a glTF `weights` channel targets the node that draws the mesh (every
 //! primitive of that node's mesh shares it), an H-Anim displacer's weight track targets the
 //! mesh itself. A clip retargeted from another file (`--anim`) carries joints only, so the
@@ -111,8 +111,8 @@ pub fn morphed_position(mesh: &SkinnedMesh, active: &[(u32, f32)], v: usize) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::sample::Interpolation;
     use crate::model::mesh::MorphTarget;
-    use crate::pose::sample::Interpolation;
 
     fn mesh(defaults: Vec<f32>) -> SkinnedMesh {
         let target = |d: [f32; 3]| MorphTarget {

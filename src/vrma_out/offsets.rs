@@ -15,10 +15,10 @@
 use glam::{Quat, Vec3};
 
 use crate::error::Error;
+use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, KeyTimes, Property, Track, TrackTarget};
 use crate::model::skeleton::{JointId, Skeleton};
 use crate::pose::fk::Sampler;
-use crate::pose::sample::Interpolation;
 
 /// A child whose offset in its mapped parent's frame moves less than this (metres) over the
 /// clip hangs from its parent directly (the matrix compares positions to 1e-4 m).

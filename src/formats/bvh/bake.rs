@@ -26,8 +26,8 @@
 
 use glam::{DQuat, DVec3, Quat, Vec3};
 
+use crate::math::trs::Trs;
 use crate::model::skeleton::Skeleton;
-use crate::pose::trs::Trs;
 
 /// What the writer needs of one joint's rest to turn its animated local transform into BVH.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -22,9 +22,9 @@ use glam::{DQuat, DVec3, Quat, Vec3};
 
 use super::bake::to_dquat;
 use crate::error::{Diagnostics, Error};
+use crate::math::num::Num;
+use crate::math::sample::{slerp, Interpolation};
 use crate::model::clip::Track;
-use crate::num::Num;
-use crate::pose::sample::{slerp, Interpolation};
 
 /// How far (metres) a rebuilt joint may be from the clip's for a grid to be taken.
 pub(crate) const TOLERANCE: f64 = 2e-5;

@@ -24,11 +24,11 @@ use super::units::{self, Guess};
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error, Location};
 use crate::formats::Format;
+use crate::math::num::Num;
+use crate::math::sample::Interpolation;
+use crate::math::trs::Trs;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
-use crate::num::Num;
-use crate::pose::sample::Interpolation;
-use crate::pose::trs::Trs;
 
 /// The canonical asset and layout of a parsed file, with the unit it was read in.
 ///

@@ -53,12 +53,12 @@ use super::units;
 use super::{WriteOptions, CENTIMETRES, MAX_DEPTH, MAX_MOTION_VALUES, METRES};
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
+use crate::math::num::Num;
+use crate::math::sample::{locate, Cursor, Interpolation, KeyPosition};
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::fold::chain_above_bones;
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::{JointId, Skeleton};
-use crate::num::Num;
-use crate::pose::sample::{locate, Cursor, Interpolation, KeyPosition};
 
 /// Two key values closer than this (metres, or scale factors) count as equal.
 const STATIC_TOLERANCE: f32 = 1e-6;

@@ -18,10 +18,10 @@ use serde_json::{json, Map, Value};
 use super::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::asset::HumanoidSkeleton;
 use crate::error::Error;
+use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::mesh::{AlphaMode, Material, SkinnedMesh};
 use crate::model::skeleton::Skeleton;
-use crate::pose::sample::Interpolation;
 
 const FLOAT: u32 = 5126;
 const UNSIGNED_SHORT: u32 = 5123;

@@ -11,9 +11,9 @@ use serde_json::{Map, Value};
 use crate::error::{Diagnostics, Error, Location};
 use glam::{Quat, Vec3};
 
+use crate::math::sample::Interpolation;
 use crate::model::clip::Property;
 use crate::model::HumanBone;
-use crate::pose::sample::Interpolation;
 use crate::pose::tpose::canonical_frame;
 
 /// The extension's name, as it appears in `extensionsUsed` and `extensions`.

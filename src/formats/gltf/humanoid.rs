@@ -31,13 +31,13 @@ use super::json::{floats, Animation, Index, Node};
 use crate::asset::{Asset, HumanoidSkeleton, ReadOutcome};
 use crate::error::{Diagnostics, Error, Location};
 use crate::formats::Format;
+use crate::math::sample::Interpolation;
+use crate::math::trs::Trs;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
 use crate::model::validate::validate_bone_map;
 use crate::model::HumanBone;
-use crate::pose::sample::Interpolation;
-use crate::pose::trs::Trs;
 
 /// Reads a `.gltf` or `.glb` file (or a VRM as plain glTF) into the canonical model.
 ///

@@ -298,7 +298,7 @@ fn rotation(view: &View<'_>, name: &str, diagnostics: &mut Diagnostics) -> Resul
             view.pointer(),
             format!(
                 "virtual transform {name:?}: rotation [{x}, {y}, {z}, {w}] has length {}, not 1; normalised",
-                crate::num::Num::from(length)
+                crate::math::num::Num::from(length)
             ),
         );
     }

@@ -33,9 +33,9 @@ use crate::asset::Asset;
 use crate::error::{Diagnostics, Error, Location};
 use crate::formats::Format;
 use crate::mapping::{map_rig, Choice, Library, Method, Table};
+use crate::math::Trs;
 use crate::model::skeleton::{RawJoint, Skeleton};
 use crate::model::{HumanBone, Profile};
-use crate::pose::Trs;
 
 /// The most bones (and groups) a profile may declare.
 pub const MAX_PROFILE_BONES: usize = 4096;

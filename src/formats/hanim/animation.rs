@@ -41,9 +41,9 @@ use super::figure::{Figure, HumanoidTransform};
 use super::interface::event_field;
 use super::names;
 use super::tree::{NodeId, Scene};
+use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::skeleton::JointId;
-use crate::pose::sample::Interpolation;
 
 /// The most values the interpolator tracks of one file may hold together (an interpolator ROUTEd
 /// to many joints is copied into each joint's track).

@@ -30,10 +30,10 @@ use super::fields::to_axis_angle;
 use super::WriteOptions;
 use crate::asset::Asset;
 use crate::error::Diagnostics;
+use crate::math::trs::Trs;
 use crate::model::clip::TrackTarget;
 use crate::model::fold::chain_above_bones;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
-use crate::pose::trs::Trs;
 
 /// The `HAnimHumanoid`'s transform fields.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -46,10 +46,10 @@ use super::plan_mesh::{plan_meshes, PlannedMeshes};
 use super::WriteOptions;
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
+use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
-use crate::pose::sample::Interpolation;
 use crate::pose::socket::VtMode;
 
 /// One joint to write.
@@ -633,7 +633,7 @@ fn sites(
                 format!(
                     "socket {:?}: scale {} dropped (the H-Anim 1.1 Site has no scale field)",
                     socket.name,
-                    crate::num::Nums::from(scale)
+                    crate::math::num::Nums::from(scale)
                 ),
             );
             scale = Vec3::ONE;
@@ -737,7 +737,7 @@ fn clips(
             let (times, locals) = keyframes(track, options.fps, diagnostics, &name);
             let parent_world = skeleton
                 .parent(joint)
-                .map_or(crate::pose::trs::Trs::IDENTITY, |p| skeleton.rest_world(p));
+                .map_or(crate::math::trs::Trs::IDENTITY, |p| skeleton.rest_world(p));
             let own_world = skeleton.rest_world(joint);
             let rest_local = skeleton.rest_local(joint);
             let mut values = Vec::with_capacity(locals.len());

@@ -39,11 +39,11 @@ use crate::formats::Format;
 use crate::mapping::detect::{prune, Mapping};
 use crate::mapping::table::Table;
 use crate::mapping::{Library, Method, RigMapping};
+use crate::math::trs::Trs;
 use crate::model::humanoid::Meta;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
 use crate::model::socket::Socket;
 use crate::model::HumanBone;
-use crate::pose::trs::Trs;
 
 /// The built-in mapping tables, parsed once per process.
 ///

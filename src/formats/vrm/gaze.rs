@@ -184,7 +184,7 @@ pub fn take_from_document(
                 format!(
                     "the gaze_origin socket is on {}, not the head; VRM measures the gaze origin from the head, so its rest place was written as the offset {}",
                     parent.map_or("the scene root", |p| asset.skeleton.name(p)),
-                    crate::num::Nums::from(offset)
+                    crate::math::num::Nums::from(offset)
                 ),
             );
             offset

@@ -196,8 +196,8 @@ fn facing(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::trs::Trs;
     use crate::model::skeleton::RawJoint;
-    use crate::pose::trs::Trs;
 
     fn rig(left_x: f32, scale: f32) -> (Skeleton, BoneMap) {
         let joint = |name: &str, parent, x: f32| RawJoint {

@@ -22,10 +22,10 @@ use glam::{Mat4, Vec3};
 use super::view::View;
 use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
+use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
-use crate::pose::sample::Interpolation;
 
 /// The nodes a VRMA's extension gives meaning to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

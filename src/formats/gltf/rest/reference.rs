@@ -9,12 +9,12 @@ use super::scene::Scene;
 use super::{RestReference, UNCHANGED};
 use crate::asset::{Asset, HumanoidSkeleton};
 use crate::error::Error;
+use crate::math::trs::Trs;
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::{RawJoint, Skeleton};
 use crate::model::HumanBone;
 use crate::pose::bake;
 use crate::pose::normalize;
-use crate::pose::trs::Trs;
 
 /// The skins' bind pose: each skin joint's world transform `B · IBM⁻¹` (other nodes follow
 /// their parent at their rest local transform), and `B` per skin.

@@ -18,27 +18,28 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod asset;
-pub mod bone_pose;
-pub mod clip_choice;
-pub mod convert;
-pub mod demo;
 pub mod error;
 pub mod formats;
-pub mod inspect;
 pub mod mannequin;
 pub mod mapping;
 pub mod math;
 pub mod model;
-pub mod output;
+pub mod ops;
 pub mod pose;
+
+pub use math::num;
 #[cfg(feature = "preview")]
-pub mod preview;
-pub mod retarget;
-pub mod sockets;
-pub mod vrma_out;
+pub use ops::preview;
+pub use ops::{bone_pose, convert, demo, inspect, output, retarget, sockets, vrma_out};
+
+/// The paths of the asset type and the one read from before the layers were split:
+/// [`model::asset`] holds the character, [`ops::read`] reads it.
+pub mod asset {
+    pub use crate::model::asset::*;
+    pub use crate::ops::read::*;
+}
+pub use model::clip_choice;
 
 pub use asset::{read, Asset, ReadOutcome};
 pub use convert::{convert, ConvertOptions};
 pub use error::{Diagnostic, Diagnostics, Error, Location, Severity};
-pub use math::num;

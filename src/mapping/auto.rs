@@ -61,7 +61,7 @@ use glam::Vec3;
 
 use super::detect::{candidates, prune, Mapping, Method};
 use super::normalize::{key, Side};
-use crate::asset::Asset;
+use crate::model::asset::Asset;
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use super::normalize::Key;
 use super::table::Table;
-use crate::asset::Asset;
+use crate::model::asset::Asset;
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::{JointId, Skeleton};
 use crate::model::{HumanBone, Profile};

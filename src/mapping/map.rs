@@ -27,8 +27,8 @@ use super::auto::auto_map;
 use super::detect::{apply, best_table, candidates, Mapping, Method};
 use super::library::Library;
 use super::table::Table;
-use crate::asset::Asset;
 use crate::error::Error;
+use crate::model::asset::Asset;
 use crate::model::{HumanBone, Profile};
 
 /// The fewest bones a partial humanoid (a hand-only rig) must map to be accepted.
@@ -183,7 +183,7 @@ pub struct MapReport {
 impl MapReport {
     /// The report for the humanoid `asset` declares itself (`method` `declared`, no table,
     /// confidence 1).
-    pub fn declared(asset: &Asset, humanoid: &crate::asset::HumanoidSkeleton) -> MapReport {
+    pub fn declared(asset: &Asset, humanoid: &crate::model::asset::HumanoidSkeleton) -> MapReport {
         let mut mapping = Mapping::new(Method::Auto);
         for (bone, joint) in humanoid.bones.iter() {
             mapping.set(bone, joint, 1.0);

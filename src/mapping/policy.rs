@@ -19,10 +19,10 @@ use std::path::Path;
 
 use super::detect::Method;
 use super::map::RigMapping;
-use crate::asset::{Asset, HumanoidSkeleton};
 use crate::error::{Diagnostics, Error};
-use crate::formats::Format;
+use crate::model::asset::{Asset, HumanoidSkeleton};
 use crate::model::humanoid::BoneMap;
+use crate::model::Format;
 use crate::model::{HumanBone, Profile};
 
 /// The `--map` value that overrides the declaration with the tables or the auto-mapper.

@@ -1,18 +1,23 @@
 //! The canonical humanoid model: plain data and the math that works on it. It knows no file
 //! format.
 
+pub mod asset;
 mod bone;
 pub mod clip;
+pub mod clip_choice;
 pub mod face;
 pub mod fold;
+pub mod format;
 pub mod humanoid;
 pub mod mesh;
 pub mod skeleton;
 pub mod socket;
 pub mod validate;
 
+pub use asset::{Asset, Facing, HumanoidSkeleton, ReadOutcome};
 pub use bone::{HumanBone, Profile};
 pub use clip::{Clip, Property, Track, TrackError, TrackTarget};
+pub use format::Format;
 pub use humanoid::{BoneMap, Humanoid, Meta, MissingBones};
 pub use skeleton::{JointId, RawJoint, Skeleton, SkeletonError, MAX_JOINTS};
 pub use socket::{Socket, SocketKind};

@@ -40,7 +40,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::asset::Facing;
+use crate::model::asset::Facing;
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::Skeleton;
 use crate::model::HumanBone;

@@ -12,7 +12,7 @@
 //! - A bone the target lacks is folded into its children: they take their own world deltas,
 //!   which contain its motion.
 //! - A bone the source lacks follows its nearest present ancestor (its delta).
-//! - [`Keep::Positions`] (a source's own skeleton rebased, [`crate::vrma_out`]) keeps every
+//! - [`Keep::Positions`] (a source's own skeleton rebased, [`crate::ops::vrma_out`]) keeps every
 //!   mapped bone's world position instead: the hips' path unscaled, the motion turned by the
 //!   file's facing rather than the measured turn; the rest below is [`Keep::Directions`].
 //! - The hips' world position is the source hips' model-space position scaled by
@@ -28,9 +28,9 @@
 
 use glam::{Affine3A, Mat4, Quat, Vec3};
 
-use crate::asset::{Asset, HumanoidSkeleton};
 use crate::error::{Diagnostics, Error};
 use crate::math::trs::{normalize_rotation, Trs};
+use crate::model::asset::{Asset, HumanoidSkeleton};
 use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
@@ -151,7 +151,7 @@ pub enum Keep {
     /// both sides turned by their measured turns.
     Directions,
     /// The target is the source's own skeleton rebased on its T-pose (a VRMA of the file's
-    /// clip, [`crate::vrma_out`]): every mapped bone keeps its world position. The hips' path
+    /// clip, [`crate::ops::vrma_out`]): every mapped bone keeps its world position. The hips' path
     /// is the source's, unscaled, and is written at every key even where nothing moves the
     /// source hips (the target's rest hips may stand elsewhere); the motion is turned into
     /// canonical space by `facing` (canonical → source file, a turn about +Y, e.g. the file's

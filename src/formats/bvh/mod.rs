@@ -100,8 +100,8 @@ use std::path::Path;
 pub use channel::{Axis, Channel, EulerOrder, UnknownChannel, UnknownOrder};
 pub use layout::{BvhLayout, JointLayout};
 
-use crate::asset::{Asset, ReadOutcome};
 use crate::error::{Diagnostics, Error, Location};
+use crate::model::asset::{Asset, ReadOutcome};
 use crate::model::clip::Clip;
 use crate::model::skeleton::MAX_JOINTS;
 

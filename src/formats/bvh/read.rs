@@ -21,14 +21,14 @@ use super::euler::axis_rotation;
 use super::layout::{BvhLayout, JointLayout};
 use super::parse::{Document, ParsedJoint};
 use super::units::{self, Guess};
-use crate::asset::Asset;
 use crate::error::{Diagnostics, Error, Location};
-use crate::formats::Format;
 use crate::math::num::Num;
 use crate::math::sample::Interpolation;
 use crate::math::trs::Trs;
+use crate::model::asset::Asset;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
+use crate::model::Format;
 
 /// The canonical asset and layout of a parsed file, with the unit it was read in.
 ///

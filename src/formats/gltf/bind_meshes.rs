@@ -25,8 +25,8 @@ use super::accessor;
 use super::json::{Accessor, Index};
 use super::meshes::{material, triangle_list, triangle_mode, Dropped};
 use super::{morph, Document};
-use crate::asset::Asset;
 use crate::error::{Diagnostics, Error, Location};
+use crate::model::asset::Asset;
 use crate::model::mesh::{Image, MorphTarget, SkinnedMesh};
 use crate::model::skeleton::JointId;
 

@@ -16,9 +16,9 @@
 use serde_json::{json, Map, Value};
 
 use super::ext_skeleton_humanoid::{self as ext, SkeletonDef};
-use crate::asset::HumanoidSkeleton;
 use crate::error::Error;
 use crate::math::sample::Interpolation;
+use crate::model::asset::HumanoidSkeleton;
 use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::mesh::{AlphaMode, Material, SkinnedMesh};
 use crate::model::skeleton::Skeleton;

@@ -28,15 +28,15 @@ use super::accessor::{self, ElementType};
 use super::document::{Container, Document};
 use super::ext_skeleton_humanoid::{self as ext, ChannelBone};
 use super::json::{floats, Animation, Index, Node};
-use crate::asset::{Asset, HumanoidSkeleton, ReadOutcome};
 use crate::error::{Diagnostics, Error, Location};
-use crate::formats::Format;
 use crate::math::sample::Interpolation;
 use crate::math::trs::Trs;
+use crate::model::asset::{Asset, HumanoidSkeleton, ReadOutcome};
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
 use crate::model::validate::validate_bone_map;
+use crate::model::Format;
 use crate::model::HumanBone;
 
 /// Reads a `.gltf` or `.glb` file (or a VRM as plain glTF) into the canonical model.

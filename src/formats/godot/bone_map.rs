@@ -34,8 +34,8 @@ use super::document::{Document, Position, Section, Style};
 use super::humanoid::{godot_name, ROOT};
 use super::profile::SkeletonProfile;
 use super::value::Value;
-use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
+use crate::model::asset::Asset;
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
 

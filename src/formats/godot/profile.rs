@@ -29,12 +29,12 @@ use glam::{DMat3, DVec2, DVec3, Mat4, Vec3};
 
 use super::document::{Document, Position, Section};
 use super::value::{MathType, Value};
-use crate::asset::Asset;
 use crate::error::{Diagnostics, Error, Location};
-use crate::formats::Format;
 use crate::mapping::{map_rig, Choice, Library, Method, Table};
 use crate::math::Trs;
+use crate::model::asset::Asset;
 use crate::model::skeleton::{RawJoint, Skeleton};
+use crate::model::Format;
 use crate::model::{HumanBone, Profile};
 
 /// The most bones (and groups) a profile may declare.

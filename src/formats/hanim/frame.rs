@@ -28,9 +28,9 @@ use glam::{DMat4, DQuat, DVec3, Mat4};
 
 use super::fields::to_axis_angle;
 use super::WriteOptions;
-use crate::asset::Asset;
 use crate::error::Diagnostics;
 use crate::math::trs::Trs;
+use crate::model::asset::Asset;
 use crate::model::clip::TrackTarget;
 use crate::model::fold::chain_above_bones;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};

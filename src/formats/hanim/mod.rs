@@ -96,12 +96,12 @@ use std::borrow::Cow;
 use std::io::Read as _;
 use std::path::Path;
 
-use crate::asset::{Asset, ReadOutcome};
 use crate::error::{Diagnostics, Error, Location};
-use crate::formats::Format;
+use crate::model::asset::{Asset, ReadOutcome};
 use crate::model::mesh::SkinnedMesh;
 use crate::model::skeleton::JointId;
 use crate::model::socket::Socket;
+use crate::model::Format;
 
 pub use names::Generation;
 

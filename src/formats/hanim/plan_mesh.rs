@@ -51,8 +51,8 @@ use glam::{DMat3, DMat4, DVec3};
 
 use super::names;
 use super::plan::identifier;
-use crate::asset::Asset;
 use crate::error::Diagnostics;
+use crate::model::asset::Asset;
 use crate::model::mesh::{AlphaMode, Material, SkinnedMesh};
 use crate::model::skeleton::JointId;
 use crate::pose::bake::{blend, normal_matrix};

@@ -33,16 +33,16 @@ use super::names::{self, Generation};
 use super::texture::Textures;
 use super::tree::{line_column, NodeId, Scene, Syntax};
 use super::{HanimExtras, HumanoidInfo, JointInfo};
-use crate::asset::{Asset, HumanoidSkeleton, ReadOutcome};
 use crate::error::{Diagnostics, Error, Location};
-use crate::formats::Format;
 use crate::mapping::detect::{prune, Mapping};
 use crate::mapping::table::Table;
 use crate::mapping::{Library, Method, RigMapping};
 use crate::math::trs::Trs;
+use crate::model::asset::{Asset, HumanoidSkeleton, ReadOutcome};
 use crate::model::humanoid::Meta;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
 use crate::model::socket::Socket;
+use crate::model::Format;
 use crate::model::HumanBone;
 
 /// The built-in mapping tables, parsed once per process.

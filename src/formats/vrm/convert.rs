@@ -23,7 +23,7 @@ use super::{extension_name, flavour, VRM0, VRMC_VRM, VRMC_VRM_ANIMATION};
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::formats::gltf::Document;
-use crate::formats::Format;
+use crate::model::Format;
 use crate::model::{HumanBone, Profile};
 
 /// The VRM meta written when a VRM 1.0 is made from a file that has none, or set over the

@@ -36,11 +36,11 @@ use glam::{Quat, Vec3};
 use serde_json::{json, Value};
 
 use super::{flavour, VRM0, VRMC_VRM};
-use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::{virtual_transform as vt, Document};
-use crate::formats::Format;
+use crate::model::asset::Asset;
 use crate::model::socket::{Socket, SocketKind};
+use crate::model::Format;
 use crate::model::{HumanBone, JointId};
 use crate::pose::socket::decompose;
 

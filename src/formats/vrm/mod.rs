@@ -29,12 +29,12 @@ pub mod vrma;
 
 use std::path::Path;
 
-use crate::asset::{Facing, HumanoidSkeleton, ReadOutcome};
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::{self, Document};
-use crate::formats::Format;
+use crate::model::asset::{Facing, HumanoidSkeleton, ReadOutcome};
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::{JointId, Skeleton};
+use crate::model::Format;
 use crate::model::HumanBone;
 
 use self::humanoid::Declared;

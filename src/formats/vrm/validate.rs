@@ -13,12 +13,12 @@
 
 use glam::Vec3;
 
-use crate::asset::Facing;
 use crate::error::{Diagnostics, Severity};
-use crate::formats::Format;
+use crate::model::asset::Facing;
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::Skeleton;
 use crate::model::validate::validate_bone_map;
+use crate::model::Format;
 use crate::model::{HumanBone, Profile};
 
 /// Checks the VRM rules (see the module docs); `pointer` is the humanoid's JSON pointer.

@@ -20,9 +20,9 @@ use std::collections::BTreeMap;
 use glam::{Mat4, Vec3};
 
 use super::view::View;
-use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
 use crate::math::sample::Interpolation;
+use crate::model::asset::Asset;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
@@ -297,7 +297,7 @@ pub fn build(
     let humanoid = asset.humanoids.first().ok_or_else(|| {
         Error::unsupported("writing VRMA needs a humanoid bone map (EXT_skeleton_humanoid or VRM)")
     })?;
-    if asset.facing != crate::asset::Facing::PlusZ {
+    if asset.facing != crate::model::asset::Facing::PlusZ {
         return Err(Error::unsupported(
             "writing VRMA needs a rest facing +Z: rebase it first (humanoid::vrma_out::vrma_asset, what convert and retarget do)",
         ));

@@ -761,7 +761,7 @@ fn output_reads_back_as_vrm0() {
     let bytes = out.to_glb_bytes().unwrap();
     let again = Document::from_slice(&bytes, "again.vrm", None).unwrap();
     let read = crate::formats::vrm::asset_from_document(&again).unwrap();
-    assert_eq!(read.asset.format, crate::formats::Format::Vrm0);
+    assert_eq!(read.asset.format, crate::model::Format::Vrm0);
     let bones = &read.asset.humanoids[0].bones;
     let thumb = bones.get(HumanBone::LeftThumbMetacarpal).unwrap();
     assert_eq!(read.asset.skeleton.name(thumb), "leftThumbMetacarpal");

@@ -387,7 +387,7 @@ pub fn preview(
         },
     }
     .map_err(|e| Error::unsupported(format!("{}: encoding: {e}", output.display())))?;
-    let written = crate::output::write_atomically(output, &bytes)?;
+    let written = crate::ops::output::write_atomically(output, &bytes)?;
     if painter.adapter().is_none() {
         diagnostics.info(
             "PREVIEW_SKELETON_ONLY",

@@ -10,9 +10,9 @@ use super::pipelines::{Alpha, MeshStyle};
 use super::{linear_rgba, Renderer, DEFAULT_BASE};
 use crate::error::Diagnostics;
 use crate::model::mesh::{AlphaMode, SkinnedMesh};
-use crate::preview::image::Image;
-use crate::preview::scene::Character;
-use crate::preview::texture;
+use crate::ops::preview::image::Image;
+use crate::ops::preview::scene::Character;
+use crate::ops::preview::texture;
 
 /// A character's meshes on the GPU.
 pub struct GpuCharacter {

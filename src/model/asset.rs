@@ -1,14 +1,16 @@
 //! What a reader hands back in canonical terms: the skeleton, the humanoid bone maps declared
-//! on it, and the clips, with every diagnostic found on the way.
+//! on it, and the clips, with every diagnostic found on the way. Reading a file into it is
+//! [`crate::ops::read`]'s job; this module knows no file format beyond the [`Format`] tag
+//! that says where a character came from.
 
 use std::path::Path;
 
+use super::clip::{Clip, TrackTarget};
+use super::face::{Expression, LookAt};
+use super::format::Format;
+use super::humanoid::{BoneMap, Meta};
+use super::skeleton::{JointId, RawJoint, Skeleton};
 use crate::error::{Diagnostics, Error};
-use crate::formats::{self, Format};
-use crate::model::clip::{Clip, TrackTarget};
-use crate::model::face::{Expression, LookAt};
-use crate::model::humanoid::{BoneMap, Meta};
-use crate::model::skeleton::{JointId, RawJoint, Skeleton};
 
 /// A file read into the canonical model.
 #[derive(Debug, Clone)]
@@ -94,14 +96,14 @@ impl Asset {
         }
     }
 
-    /// The clip `name`, or without a name the one [`crate::clip_choice::choose`] takes (the
+    /// The clip `name`, or without a name the one [`super::clip_choice::choose`] takes (the
     /// first that moves, when there are several), or an error naming `file` and the clips it
     /// has.
     ///
     /// # Errors
     /// No clip has that name, or the asset has no clip.
     pub fn clip_or_error(&self, name: Option<&str>, file: &Path) -> Result<&Clip, Error> {
-        crate::clip_choice::choose(self, name, file).map(|chosen| chosen.clip)
+        super::clip_choice::choose(self, name, file).map(|chosen| chosen.clip)
     }
 
     /// The file's own index of `joint` (glTF: node index).
@@ -120,103 +122,6 @@ pub struct ReadOutcome {
     pub asset: Asset,
     /// What was dropped, guessed or found wrong.
     pub diagnostics: Diagnostics,
-}
-
-/// Reads any supported file into the canonical model; the format is recognised from the
-/// content (GLB magic, glTF JSON) and the extension.
-///
-/// # Errors
-/// The file cannot be read, is invalid, or is in a format that has no reader yet (the message
-/// names it).
-pub fn read(path: &Path) -> Result<ReadOutcome, Error> {
-    read_with(path, &ReadOptions::default())
-}
-
-/// Options for readers of formats that leave things open.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ReadOptions {
-    /// BVH: metres per file unit (`None`: detected from the hips height, and reported).
-    pub bvh_scale: Option<f64>,
-}
-
-/// As [`read`], with options. A BVH rig, which declares no humanoid, is mapped by the
-/// built-in tables or the auto-mapper when it can be (reported either way).
-///
-/// # Errors
-/// As [`read`].
-pub fn read_with(path: &Path, options: &ReadOptions) -> Result<ReadOutcome, Error> {
-    match input_format(path)? {
-        format if format.is_gltf_family() => formats::vrm::read_asset(path),
-        Format::Bvh => read_bvh_with_layout(path, options).map(|(outcome, _)| outcome),
-        Format::X3d | Format::X3dv | Format::Wrl => {
-            formats::hanim::read_asset(path, &formats::hanim::ReadOptions::default())
-        }
-        other => Err(Error::unsupported(format!(
-            "{}: reading {other} files is not built yet",
-            path.display()
-        ))),
-    }
-}
-
-/// Reads a BVH file as [`read_with`] does (its rig mapped), with the
-/// [`BvhLayout`](formats::bvh::BvhLayout) that writes its channels, End Sites, frame time and
-/// unit back.
-///
-/// # Errors
-/// As [`read`].
-pub fn read_bvh_with_layout(
-    path: &Path,
-    options: &ReadOptions,
-) -> Result<(ReadOutcome, formats::bvh::BvhLayout), Error> {
-    let bvh_options = formats::bvh::ReadOptions {
-        scale: options.bvh_scale,
-        ..formats::bvh::ReadOptions::default()
-    };
-    let (mut outcome, layout) = formats::bvh::read_asset_with_layout(path, &bvh_options)?;
-    map_rig(&mut outcome, path);
-    Ok((outcome, layout))
-}
-
-/// Gives a rig that declares no humanoid its mapping by the one policy
-/// ([`crate::mapping::map_humanoid`]), with its line; a rig that is not a humanoid keeps none,
-/// with the reason.
-fn map_rig(outcome: &mut ReadOutcome, path: &Path) {
-    match crate::mapping::map_humanoid(&mut outcome.asset, path, None) {
-        Ok(mapped) => mapped.note("", &mut outcome.diagnostics),
-        Err(e) => outcome
-            .diagnostics
-            .info("HUMANOID_NOT_MAPPED", "", e.to_string()),
-    }
-}
-
-/// The format of an input file, from its extension (glTF family: refined from the content by
-/// the glTF reader).
-///
-/// # Errors
-/// An extension no format claims.
-pub fn input_format(path: &Path) -> Result<Format, Error> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    Ok(match ext.as_str() {
-        "glb" => Format::Glb,
-        "gltf" => Format::Gltf,
-        "vrm" => Format::Vrm1,
-        "vrma" => Format::Vrma,
-        "x3d" => Format::X3d,
-        "x3dv" => Format::X3dv,
-        "wrl" => Format::Wrl,
-        "bvh" => Format::Bvh,
-        "tres" | "import" => Format::GodotBoneMap,
-        _ => {
-            return Err(Error::unsupported(format!(
-                "{}: unknown input format {ext:?} (known: .glb .gltf .vrm .vrma .x3d .x3dv .wrl .bvh .tres .import)",
-                path.display()
-            )))
-        }
-    })
 }
 
 impl Asset {

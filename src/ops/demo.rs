@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 
 use glam::Vec3;
 
-use crate::asset::HumanoidSkeleton;
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf;
 use crate::mannequin::{self, Mannequin, TrackPath};
 use crate::math::sample::Interpolation;
 use crate::math::trs::Trs;
+use crate::model::asset::HumanoidSkeleton;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::mesh::SkinnedMesh;
@@ -181,7 +181,7 @@ pub fn write_demo(dir: &Path, force: bool) -> Result<Vec<PathBuf>, Error> {
 /// A GIF exists and `force` is off; the mannequin cannot be read; writing fails.
 #[cfg(feature = "preview")]
 pub fn write_previews(dir: &Path, force: bool) -> Result<(Vec<PathBuf>, Diagnostics), Error> {
-    use crate::preview::{self, Backend, Layers, LoadOptions, Painter, Panel, View};
+    use crate::ops::preview::{self, Backend, Layers, LoadOptions, Painter, Panel, View};
 
     let model = dir.join("mannequin.glb");
     let folder = dir.join("preview");
@@ -234,7 +234,7 @@ pub fn write_previews(dir: &Path, force: bool) -> Result<(Vec<PathBuf>, Diagnost
         let bytes = stream
             .finish()
             .map_err(|e| Error::unsupported(format!("{}: encoding: {e}", path.display())))?;
-        crate::output::write_atomically(&path, &bytes)?;
+        crate::ops::output::write_atomically(&path, &bytes)?;
         written.push(path);
     }
     if let Some(adapter) = painter.adapter() {

@@ -2,7 +2,7 @@
 //!
 //! The animation (`ANIM`) is any file with a humanoid and a clip: a glTF/GLB with node
 //! animation (mapped by its declared humanoid, or by the mapping tables), a glTF with
-//! EXT_skeleton_humanoid channels, a `.vrma`; its clip is the one [`crate::clip_choice`]
+//! EXT_skeleton_humanoid channels, a `.vrma`; its clip is the one [`crate::model::clip_choice`]
 //! takes (`--clip`, else the first that moves). The model's pose at each key time is found by
 //! world deltas from the T-pose ([`crate::pose::retarget`]) and baked into a clip on the
 //! model's own joints (LINEAR keys at the union of the source's key times, or at `fps`).
@@ -10,13 +10,11 @@
 //! The output keeps the model file as it is and adds the clip: as node animation (`.glb`,
 //! `.gltf`, `.vrm`), as EXT_skeleton_humanoid channels (`as_ext`), or the model's humanoid with
 //! the clip as a `.vrma` (rebased on the T-pose facing +Z where the model does not rest so, a
-//! VRM 0.x model among them: [`crate::vrma_out`]), or the model's skeleton with the clip as a
+//! VRM 0.x model among them: [`crate::ops::vrma_out`]), or the model's skeleton with the clip as a
 //! `.bvh`.
 
 use std::path::Path;
 
-use crate::asset::{input_format, read};
-use crate::convert::{check_output_path, ConvertReport};
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::formats::{gltf, vrm, Format};
@@ -24,6 +22,8 @@ use crate::mapping::RigMapping;
 use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::HumanBone;
+use crate::ops::convert::{check_output_path, ConvertReport};
+use crate::ops::read::{input_format, read};
 use crate::pose::normalized::bone_tracks_from_joint_tracks;
 use crate::pose::retarget::{Keep, Retargeter, Side};
 
@@ -49,7 +49,7 @@ pub struct RetargetOptions {
     /// How to write a `.bvh` output (the model's skeleton, without its meshes).
     pub bvh: crate::formats::bvh::WriteOptions,
     /// Carry the animation file's sockets onto the model by bone
-    /// ([`crate::sockets::carry_into`]); the model's own sockets are always kept.
+    /// ([`crate::ops::sockets::carry_into`]); the model's own sockets are always kept.
     pub carry_sockets: bool,
 }
 
@@ -75,7 +75,7 @@ pub fn retarget(
     mapping
         .attach(&mut source, anim)?
         .note(&format!("{} (animation)", anim.display()), &mut diagnostics);
-    let chosen = crate::clip_choice::choose(&source, options.clip.as_deref(), anim)?;
+    let chosen = crate::model::clip_choice::choose(&source, options.clip.as_deref(), anim)?;
     chosen.report(&mut diagnostics);
     let clip = chosen.clip;
 
@@ -114,7 +114,7 @@ pub fn retarget(
     };
     if options.carry_sockets {
         let (from, out) = (&source, target_format);
-        crate::sockets::carry_into(anim, from, &mut document, &target, out, &mut diagnostics)?;
+        crate::ops::sockets::carry_into(anim, from, &mut document, &target, out, &mut diagnostics)?;
     }
     let written = match target_format {
         Format::Vrma => {
@@ -123,7 +123,7 @@ pub fn retarget(
             let mut with_clip = target.clone();
             with_clip.clips = vec![baked];
             let vrma = match with_clip.clips.first() {
-                Some(clip) => crate::vrma_out::vrma_asset(&with_clip, clip, &mut diagnostics)?,
+                Some(clip) => crate::ops::vrma_out::vrma_asset(&with_clip, clip, &mut diagnostics)?,
                 None => with_clip.clone(),
             };
             let built = vrm::vrma::build(
@@ -166,14 +166,14 @@ pub fn retarget(
             let mut with_clip = target.clone();
             with_clip.clips = vec![baked];
             let rig = with_clip.rig_only();
-            crate::convert::report_rig_only(&with_clip, &rig, &mut diagnostics);
+            crate::ops::convert::report_rig_only(&with_clip, &rig, &mut diagnostics);
             let clip = rig
                 .clips
                 .first()
                 .ok_or_else(|| Error::unsupported("the retargeted clip is empty"))?;
             let written = crate::formats::bvh::write_with_diagnostics(&rig, clip, &options.bvh)?;
             diagnostics.extend(written.diagnostics);
-            let bytes = crate::output::write_atomically(output, written.text.as_bytes())?;
+            let bytes = crate::ops::output::write_atomically(output, written.text.as_bytes())?;
             diagnostics.info(
                 "BVH_MESH_DROPPED",
                 "",
@@ -465,14 +465,14 @@ fn bake_run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::asset::{Asset, HumanoidSkeleton};
+    use crate::model::asset::{Asset, HumanoidSkeleton};
     use glam::Quat;
 
     /// The bake splits the keys into runs over threads: every key of every joint must land
     /// where a plain one-thread pose puts it.
     #[test]
     fn bake_over_many_runs_matches_posing_each_key() {
-        let m = crate::demo::canonical_mannequin().expect("mannequin");
+        let m = crate::ops::demo::canonical_mannequin().expect("mannequin");
         let mut asset = Asset::new(
             Format::Glb,
             m.skeleton.clone(),

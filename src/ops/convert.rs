@@ -14,12 +14,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::asset::input_format;
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::formats::{gltf, vrm, Format};
 use crate::mapping::Library;
 use crate::model::HumanBone;
+use crate::ops::read::input_format;
 
 /// How to convert.
 #[derive(Debug, Clone, Default)]
@@ -35,7 +35,7 @@ pub struct ConvertOptions {
     /// (by the built-in tables and the auto-mapper).
     pub mapping: Option<RigMapping>,
     /// The clip to write where the output holds one (`.vrma`, `.bvh`; default: the one
-    /// [`crate::clip_choice::choose`] takes, reported), or the one clip an H-Anim output keeps
+    /// [`crate::model::clip_choice::choose`] takes, reported), or the one clip an H-Anim output keeps
     /// (default: all). Refused for outputs that keep every clip (glTF family) or hold none.
     pub clip: Option<String>,
     /// BVH: metres per file unit when reading (`None`: detected).
@@ -268,7 +268,7 @@ fn convert_through_model(
     } = read_model(input, target, options)?;
     if target.is_hanim() && options.clip.is_some() {
         // `--clip` keeps that one clip.
-        let chosen = crate::clip_choice::choose(&asset, options.clip.as_deref(), input)?;
+        let chosen = crate::model::clip_choice::choose(&asset, options.clip.as_deref(), input)?;
         let index = chosen.index;
         let kept = asset.clips.swap_remove(index);
         asset.clips = vec![kept];
@@ -276,7 +276,7 @@ fn convert_through_model(
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
     let carries_sockets = target.is_hanim() || target == Format::Glb;
     if !carries_sockets {
-        crate::sockets::report_dropped(&sockets, &asset, target, &mut diagnostics);
+        crate::ops::sockets::report_dropped(&sockets, &asset, target, &mut diagnostics);
     }
     let mut files = vec![output.to_path_buf()];
     let bytes_written = match target {
@@ -296,7 +296,7 @@ fn convert_through_model(
             }
             let written = crate::formats::bvh::write_with_diagnostics(&rig, clip, &write_options)?;
             diagnostics.extend(written.diagnostics);
-            crate::output::write_atomically(output, written.text.as_bytes())?
+            crate::ops::output::write_atomically(output, written.text.as_bytes())?
         }
         Format::Gltf => {
             let model = Model {
@@ -349,7 +349,7 @@ fn convert_through_model(
             let written =
                 crate::formats::hanim::write_with_diagnostics(&asset, target, &hanim_options)?;
             diagnostics.extend(written.diagnostics);
-            crate::output::write_atomically(output, written.text.as_bytes())?
+            crate::ops::output::write_atomically(output, written.text.as_bytes())?
         }
         Format::GodotBoneMap => {
             let mut asset = asset;
@@ -358,7 +358,7 @@ fn convert_through_model(
             }
             let (text, notes) = crate::formats::godot::asset_bone_map_tres(&asset)?;
             diagnostics.extend(notes);
-            crate::output::write_atomically(output, text.as_bytes())?
+            crate::ops::output::write_atomically(output, text.as_bytes())?
         }
         Format::GodotProfile => {
             diagnostics.info(
@@ -367,7 +367,7 @@ fn convert_through_model(
                 "the canonical SkeletonProfileHumanoid (Godot's, thumbs at 45°) is written; the input's proportions are not used",
             );
             let text = crate::formats::godot::canonical_profile_tres();
-            crate::output::write_atomically(output, text.as_bytes())?
+            crate::ops::output::write_atomically(output, text.as_bytes())?
         }
         other => {
             return Err(Error::unsupported(format!(
@@ -427,7 +427,7 @@ struct Model {
 /// with their materials and texture coordinates, to a GLB too; a glTF file's meshes, placed at
 /// its rest, to an H-Anim output).
 fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<Model, Error> {
-    let read_options = crate::asset::ReadOptions {
+    let read_options = crate::ops::read::ReadOptions {
         bvh_scale: options.bvh_read_scale,
     };
     let mut bvh_layout = None;
@@ -443,7 +443,7 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
             let document = gltf::Document::open(input)?;
             let mut read = vrm::asset_from_document(&document)?;
             let sockets =
-                crate::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
+                crate::ops::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
             let meshes = if target.is_hanim() {
                 let meshes = gltf::meshes::rest_meshes_with_nodes(
                     &document,
@@ -458,12 +458,12 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
             (read, sockets, meshes)
         }
         Format::Bvh => {
-            let (read, layout) = crate::asset::read_bvh_with_layout(input, &read_options)?;
+            let (read, layout) = crate::ops::read::read_bvh_with_layout(input, &read_options)?;
             bvh_layout = Some(layout);
             (read, Vec::new(), Vec::new())
         }
         _ => (
-            crate::asset::read_with(input, &read_options)?,
+            crate::ops::read::read_with(input, &read_options)?,
             Vec::new(),
             Vec::new(),
         ),
@@ -663,7 +663,7 @@ fn arm_droop(asset: &crate::Asset, bones: &crate::model::BoneMap) -> Option<f32>
 
 /// A VRMA from a glTF-family document: its humanoid (by the one mapping policy,
 /// [`crate::mapping::map_humanoid`]), one clip ([`one_clip`]), as a VRMA that plays
-/// ([`crate::vrma_out::vrma_asset`]: rebased on the T-pose facing +Z where the rest is not).
+/// ([`crate::ops::vrma_out::vrma_asset`]: rebased on the T-pose facing +Z where the rest is not).
 fn vrma_from_document(
     document: &gltf::Document,
     input: &Path,
@@ -687,7 +687,7 @@ fn vrma_from_document(
     write_vrma(&asset, chosen.clip, input, output, diagnostics)
 }
 
-/// Writes `clip` of `asset` as a VRMA that plays (see [`crate::vrma_out`]).
+/// Writes `clip` of `asset` as a VRMA that plays (see [`crate::ops::vrma_out`]).
 fn write_vrma(
     asset: &crate::Asset,
     clip: &crate::model::clip::Clip,
@@ -701,7 +701,7 @@ fn write_vrma(
         }
         other => other,
     };
-    let vrma = crate::vrma_out::vrma_asset(asset, clip, &mut diagnostics).map_err(in_file)?;
+    let vrma = crate::ops::vrma_out::vrma_asset(asset, clip, &mut diagnostics).map_err(in_file)?;
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
     let built = vrm::vrma::build(&vrma, generator, &mut diagnostics).map_err(in_file)?;
     let written = gltf::build::write_glb(&built, output)?;
@@ -715,7 +715,7 @@ fn write_vrma(
 }
 
 /// The one clip a single-clip output (`what`: "a .vrma", "a BVH") holds: `--clip`, else the one
-/// [`crate::clip_choice::choose`] takes.
+/// [`crate::model::clip_choice::choose`] takes.
 ///
 /// # Errors
 /// The input has no clip, or none of that name (the message lists them).
@@ -724,14 +724,14 @@ fn one_clip<'a>(
     name: Option<&str>,
     input: &Path,
     what: &str,
-) -> Result<crate::clip_choice::ChosenClip<'a>, Error> {
+) -> Result<crate::model::clip_choice::ChosenClip<'a>, Error> {
     if asset.clips.is_empty() {
         return Err(Error::unsupported(format!(
             "{}: {what} holds one clip, and this file has none",
             input.display()
         )));
     }
-    crate::clip_choice::choose(asset, name, input)
+    crate::model::clip_choice::choose(asset, name, input)
 }
 
 /// `--clip` picks the clip of a single-clip output (`.vrma`, `.bvh`) or the one clip an H-Anim
@@ -776,10 +776,10 @@ pub(crate) fn check_output_path(input: &Path, output: &Path, force: bool) -> Res
     Ok(())
 }
 
-/// Reports the joints [`Asset::rig_only`](crate::asset::Asset::rig_only) left out, by name.
+/// Reports the joints [`Asset::rig_only`](crate::model::asset::Asset::rig_only) left out, by name.
 pub(crate) fn report_rig_only(
-    asset: &crate::asset::Asset,
-    rig: &crate::asset::Asset,
+    asset: &crate::model::asset::Asset,
+    rig: &crate::model::asset::Asset,
     diagnostics: &mut Diagnostics,
 ) {
     let kept: std::collections::HashSet<usize> = rig.source_indices.iter().copied().collect();

@@ -28,13 +28,14 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::asset::{read, Asset, Facing};
 use crate::error::{Diagnostics, Error};
-use crate::formats::Format;
 use crate::mapping::RigMapping;
+use crate::model::asset::{Asset, Facing};
 use crate::model::clip::TrackTarget;
 use crate::model::face::LookAtKind;
+use crate::model::Format;
 use crate::model::{HumanBone, Profile};
+use crate::ops::read::read;
 
 /// What `inspect` reports about a file.
 #[derive(Debug, Clone, Serialize)]
@@ -58,7 +59,7 @@ pub struct Inspection {
     /// The file's clips.
     pub clips: Vec<ClipReport>,
     /// Its sockets (KHR_virtual_transform) at rest.
-    pub sockets: Vec<crate::sockets::SocketPlace>,
+    pub sockets: Vec<crate::ops::sockets::SocketPlace>,
     /// Everything found while reading.
     pub diagnostics: Diagnostics,
 }
@@ -165,10 +166,11 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
 /// As [`inspect`]; the rig is not a humanoid.
 pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspection, Error> {
     // A glTF-family file is opened once: the asset and its sockets come from one document.
-    let (mut read, sockets) = if crate::asset::input_format(path)?.is_gltf_family() {
+    let (mut read, sockets) = if crate::ops::read::input_format(path)?.is_gltf_family() {
         let document = crate::formats::gltf::Document::open(path)?;
         let mut read = crate::formats::vrm::asset_from_document(&document)?;
-        let sockets = crate::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
+        let sockets =
+            crate::ops::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
         (read, sockets)
     } else {
         (read(path)?, Vec::new())
@@ -178,10 +180,10 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
             .attach(&mut read.asset, path)?
             .note("", &mut read.diagnostics);
     }
-    let (_, places) = crate::sockets::place(
+    let (_, places) = crate::ops::sockets::place(
         &read.asset,
         &sockets,
-        &crate::sockets::SocketOptions::default(),
+        &crate::ops::sockets::SocketOptions::default(),
         path,
     )?;
     let mut inspection = Inspection::new(path, &read.asset, read.diagnostics);

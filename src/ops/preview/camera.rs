@@ -19,7 +19,7 @@
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
-use crate::asset::Facing;
+use crate::model::asset::Facing;
 
 /// Where the camera looks from, relative to the way the character faces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

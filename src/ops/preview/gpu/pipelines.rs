@@ -8,7 +8,7 @@ use super::upload::{upload_texture, Vertex};
 
 use super::{Renderer, COLOR_FORMAT, DEPTH_FORMAT};
 use crate::error::Error;
-use crate::preview::image::Image;
+use crate::ops::preview::image::Image;
 
 impl Renderer {
     pub(super) fn with_adapter(adapter: &wgpu::Adapter) -> Result<Renderer, Error> {

@@ -12,14 +12,15 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3};
 
-use crate::asset::{input_format, Asset, Facing};
 use crate::error::{Diagnostics, Error};
 use crate::formats::{gltf, hanim, vrm};
+use crate::model::asset::{Asset, Facing};
 use crate::model::clip::{Clip, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::mesh::SkinnedMesh;
 use crate::model::skeleton::JointId;
 use crate::model::socket::Socket;
+use crate::ops::read::input_format;
 use crate::pose::fk::Sampler;
 use crate::pose::socket::{world_all, VtMode};
 
@@ -114,7 +115,7 @@ impl Character {
                     .map(|(mesh, node)| (mesh, Some(node)))
                     .unzip();
             super::materials::report_not_drawn(&document, found, diagnostics);
-            let sockets = match crate::sockets::sockets_of(&document, &asset, diagnostics) {
+            let sockets = match crate::ops::sockets::sockets_of(&document, &asset, diagnostics) {
                 Ok(sockets) => sockets,
                 Err(e) => {
                     diagnostics.warn("SOCKETS_NOT_DRAWN", "", format!("{e}: sockets not drawn"));
@@ -129,7 +130,7 @@ impl Character {
             let nodes = vec![None; extras.meshes.len()];
             (outcome.asset, extras.meshes, nodes, extras.sockets)
         } else {
-            let outcome = crate::asset::read(path)?;
+            let outcome = crate::ops::read::read(path)?;
             diagnostics.extend(outcome.diagnostics);
             (outcome.asset, Vec::new(), Vec::new(), Vec::new())
         };
@@ -156,7 +157,8 @@ impl Character {
             )?),
             None if asset.clips.is_empty() && options.clip.is_none() => None,
             None => {
-                let chosen = crate::clip_choice::choose(&asset, options.clip.as_deref(), path)?;
+                let chosen =
+                    crate::model::clip_choice::choose(&asset, options.clip.as_deref(), path)?;
                 chosen.report(diagnostics);
                 Some(chosen.clip.clone())
             }
@@ -406,16 +408,16 @@ fn retargeted(
     path: &Path,
     diagnostics: &mut Diagnostics,
 ) -> Result<Clip, Error> {
-    let mut source = crate::asset::read(anim)?.asset;
+    let mut source = crate::ops::read::read(anim)?.asset;
     crate::mapping::map_humanoid(&mut source, anim, None)?
         .note(&anim.display().to_string(), diagnostics);
     if asset.humanoids.is_empty() {
         crate::mapping::map_humanoid(asset, path, None)?.note("", diagnostics);
     }
-    let chosen = crate::clip_choice::choose(&source, clip, anim)?;
+    let chosen = crate::model::clip_choice::choose(&source, clip, anim)?;
     chosen.report(diagnostics);
     let picked = chosen.clip;
-    crate::retarget::bake(&source, picked, asset, None, diagnostics)
+    crate::ops::retarget::bake(&source, picked, asset, None, diagnostics)
 }
 
 /// The joints worth drawing: the skin joints and the humanoid bones, or every joint of a file

@@ -4,7 +4,7 @@
 //! The deltas are one `array<f32>`, target-major: target `t`'s position delta of vertex `v`
 //! at `3·(t·vertices + v)`; when any target carries normal deltas, every target's follow at
 //! [`MorphInfo::normals`] in the same layout (zeros for a target without). Per frame the
-//! uniform lists the targets with a non-zero weight ([`crate::preview::morph::active`], at most
+//! uniform lists the targets with a non-zero weight ([`crate::ops::preview::morph::active`], at most
 //! [`MAX_ACTIVE`]); the vertex shader adds `Σ w · Δ[vertex]` before skinning. A mesh without
 //! targets (or whose deltas do not fit the device's storage binding) binds the renderer's
 //! shared empty buffers: its uniform says 0 targets, and the shader's loop does nothing.
@@ -14,7 +14,7 @@ use wgpu::util::DeviceExt;
 
 use crate::error::Diagnostics;
 use crate::model::mesh::SkinnedMesh;
-use crate::preview::morph::{active, MAX_ACTIVE};
+use crate::ops::preview::morph::{active, MAX_ACTIVE};
 
 /// The per-frame uniform: a header and up to [`MAX_ACTIVE`] (target, weight) pairs, four to a
 /// vector (WGSL uniform arrays step by 16 bytes).

@@ -44,8 +44,8 @@
 
 use std::path::Path;
 
-use crate::asset::Asset;
 use crate::error::{Diagnostics, Error};
+use crate::model::asset::Asset;
 use crate::model::clip::{Clip, Track};
 
 /// A clip that lasts less than this (seconds, one frame at 24 fps) holds a pose, not a motion.

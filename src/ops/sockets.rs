@@ -178,7 +178,7 @@ pub fn place(
 pub fn report_dropped(
     sockets: &[Socket],
     asset: &crate::Asset,
-    target: crate::formats::Format,
+    target: crate::model::Format,
     diagnostics: &mut Diagnostics,
 ) {
     for socket in sockets {
@@ -201,13 +201,13 @@ pub fn report_dropped(
 }
 
 /// The sockets of any file the readers know, parented to the joints of the asset that
-/// [`crate::asset::read`] gives for it: glTF/GLB/VRM virtual transforms and gaze origin, H-Anim
+/// [`crate::ops::read::read`] gives for it: glTF/GLB/VRM virtual transforms and gaze origin, H-Anim
 /// Sites; none for other formats.
 ///
 /// # Errors
 /// The file cannot be read, or its sockets are invalid.
 pub fn sockets_of_file(path: &Path, diagnostics: &mut Diagnostics) -> Result<Vec<Socket>, Error> {
-    let format = crate::asset::input_format(path)?;
+    let format = crate::ops::read::input_format(path)?;
     if format.is_gltf_family() {
         let (_, sockets, found) = read_sockets(path)?;
         diagnostics.extend(found);
@@ -236,10 +236,10 @@ pub fn carry_into(
     source: &crate::Asset,
     document: &mut gltf::Document,
     target: &crate::Asset,
-    output: crate::formats::Format,
+    output: crate::model::Format,
     diagnostics: &mut Diagnostics,
 ) -> Result<(), Error> {
-    use crate::formats::Format;
+    use crate::model::Format;
     use crate::pose::socket_transfer::{transfer, Rig};
     let mut found = Diagnostics::new();
     let sockets = sockets_of_file(source_path, &mut found)?;
@@ -260,7 +260,7 @@ pub fn carry_into(
         Rig {
             skeleton: &asset.skeleton,
             bones,
-            faces_minus_z: asset.facing == crate::asset::Facing::MinusZ,
+            faces_minus_z: asset.facing == crate::model::asset::Facing::MinusZ,
         }
     }
     let carried = transfer(

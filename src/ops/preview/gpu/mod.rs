@@ -1,9 +1,9 @@
 //! The GPU renderer (wgpu, offscreen): skinned meshes skinned in the vertex shader (joint
 //! matrices in a storage buffer, eight influences) after their morph targets (deltas in a
 //! second storage buffer, the frame's non-zero weights in a uniform: at most
-//! [`MAX_ACTIVE`](crate::preview::morph::MAX_ACTIVE) a mesh), Lambert and ambient lighting, a
+//! [`MAX_ACTIVE`](crate::ops::preview::morph::MAX_ACTIVE) a mesh), Lambert and ambient lighting, a
 //! ground grid, the 2D overlay on top, a depth buffer and 4× MSAA, read back to an
-//! [`Image`](crate::preview::Image).
+//! [`Image`](crate::ops::preview::Image).
 //!
 //! Backends: Vulkan first, then GL (through EGL); `WGPU_BACKEND` (`vulkan`, `gl`) is honoured
 //! when no backend is asked for. With no adapter at all, [`Renderer::new`] says so.

@@ -8,7 +8,7 @@
 //! VRM 0.x model faces −Z. [`vrma_asset`] then builds the humanoid's own T-pose — every mapped
 //! bone where the rest-pose normaliser swings it (`crate::pose::normalize`), turned to face +Z,
 //! the lowest joint on the ground, identity rest rotations (the VRM T-pose's bone frames) — and
-//! retargets the clip onto it by world deltas ([`crate::retarget::bake_keeping`] with
+//! retargets the clip onto it by world deltas ([`crate::ops::retarget::bake_keeping`] with
 //! [`Keep::Positions`]). A humanoid that already rests so (a declared T-pose facing +Z with the
 //! hips above the ground: VRM 1.0, glTF with `EXT_skeleton_humanoid`, the mannequin) is written
 //! as it is, its tracks untouched.
@@ -43,13 +43,13 @@ mod offsets;
 
 use glam::{Quat, Vec3};
 
-use crate::asset::{Asset, Facing, HumanoidSkeleton};
 use crate::error::{Diagnostics, Error};
-use crate::formats::Format;
 use crate::math::trs::Trs;
+use crate::model::asset::{Asset, Facing, HumanoidSkeleton};
 use crate::model::clip::{Clip, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
+use crate::model::Format;
 use crate::model::{HumanBone, Profile};
 use crate::pose::retarget::{hips_height, Keep, Side};
 
@@ -98,7 +98,8 @@ pub fn vrma_asset(
     let (target, nodes) = t_pose_target(&side, hips, facing, &moving)?;
     report_dropped(clip, diagnostics);
     let keep = Keep::Positions { facing };
-    let mut baked = crate::retarget::bake_keeping(source, clip, &target, None, keep, diagnostics)?;
+    let mut baked =
+        crate::ops::retarget::bake_keeping(source, clip, &target, None, keep, diagnostics)?;
     offsets::add_tracks(
         &source.skeleton,
         clip,

@@ -11,10 +11,10 @@ use super::{
     linear_rgba, Ground, Layers, Renderer, BACKGROUND, COLOR_FORMAT, DEPTH_FORMAT, GRID, GROUND,
 };
 use crate::error::Error;
-use crate::preview::camera::Camera;
-use crate::preview::image::Image;
-use crate::preview::overlay::Overlay;
-use crate::preview::scene::{Character, Pose};
+use crate::ops::preview::camera::Camera;
+use crate::ops::preview::image::Image;
+use crate::ops::preview::overlay::Overlay;
+use crate::ops::preview::scene::{Character, Pose};
 
 /// The render targets of one picture size.
 pub(super) struct Targets {

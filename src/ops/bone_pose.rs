@@ -32,11 +32,12 @@ use glam::{Quat, Vec3};
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use crate::asset::{read, Asset, Facing};
 use crate::error::{Diagnostics, Error};
 use crate::mapping::{map_humanoid, RigMapping};
+use crate::model::asset::{Asset, Facing};
 use crate::model::clip::Clip;
 use crate::model::HumanBone;
+use crate::ops::read::read;
 use crate::pose::fk::Sampler;
 use crate::pose::retarget::{self, Retargeter, Side};
 
@@ -197,10 +198,10 @@ fn transform(p: Vec3, q: Quat) -> BoneTransform {
     }
 }
 
-/// The clip to use: by name, or the one [`crate::clip_choice::choose`] takes (the first that
+/// The clip to use: by name, or the one [`crate::model::clip_choice::choose`] takes (the first that
 /// moves); the output names it.
 fn pick_clip<'a>(asset: &'a Asset, name: Option<&str>, file: &Path) -> Result<&'a Clip, Error> {
-    crate::clip_choice::choose(asset, name, file).map(|chosen| chosen.clip)
+    crate::model::clip_choice::choose(asset, name, file).map(|chosen| chosen.clip)
 }
 
 /// The times to sample, clamped to `[0, duration]` (asked, clamped).

@@ -20,6 +20,8 @@
 
 pub mod error;
 pub mod formats;
+#[cfg(test)]
+mod layers;
 pub mod mannequin;
 pub mod mapping;
 pub mod math;

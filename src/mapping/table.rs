@@ -40,7 +40,7 @@ use toml::Spanned;
 
 use super::normalize::{key, Key};
 use crate::error::{Error, Location};
-use crate::formats::gltf::ext_skeleton_humanoid::suggest;
+use crate::model::bone::suggest;
 use crate::model::{HumanBone, Profile};
 
 /// Where a table came from.

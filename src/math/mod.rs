@@ -11,6 +11,7 @@
 
 pub mod num;
 pub mod sample;
+pub mod text;
 pub mod trs;
 
 pub use sample::{Cursor, Interpolation, KeyPosition, Keyframes, ValueKind};

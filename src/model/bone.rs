@@ -329,6 +329,24 @@ impl HumanBone {
     }
 }
 
+/// ", did you mean `leftUpperArm`?" for the closest bone name, or nothing when none is close.
+pub fn suggest(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let best = HumanBone::ALL
+        .iter()
+        .map(|b| {
+            (
+                crate::math::text::edit_distance(&lower, &b.as_str().to_ascii_lowercase()),
+                *b,
+            )
+        })
+        .min_by_key(|(d, _)| *d);
+    match best {
+        Some((d, bone)) if d <= 3.max(name.len() / 4) => format!(": did you mean `{bone}`?"),
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! format.
 
 pub mod asset;
-mod bone;
+pub mod bone;
 pub mod clip;
 pub mod clip_choice;
 pub mod face;

@@ -3,7 +3,7 @@
 //!
 //! ## Rules
 //!
-//! [`validate_bone_map`] checks, and reports as [`Severity::Error`](crate::Severity) diagnostics
+//! [`validate_bone_map`] checks, and reports as [`Severity::Error`](crate::error::Severity) diagnostics
 //! with these stable codes:
 //!
 //! 1. `BONE_UNKNOWN_JOINT`: a bone is mapped to a joint that is not in the skeleton.
@@ -199,7 +199,7 @@ mod tests {
         let diagnostics = validate_bone_map(&skeleton, &bones);
         assert!(diagnostics
             .iter()
-            .all(|d| d.severity == crate::Severity::Error));
+            .all(|d| d.severity == crate::error::Severity::Error));
         diagnostics.iter().map(|d| d.code).collect()
     }
 

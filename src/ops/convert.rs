@@ -410,7 +410,7 @@ fn bvh_write_options(
 
 /// A file read into the canonical model, with what travels beside it.
 struct Model {
-    asset: crate::Asset,
+    asset: crate::model::Asset,
     /// H-Anim Sites, glTF virtual transforms, a VRM's gaze origin.
     sockets: Vec<crate::model::socket::Socket>,
     /// An H-Anim file's skin or segment shapes; a glTF file's meshes at its rest (for an H-Anim
@@ -499,7 +499,7 @@ fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<
 /// The rig is not a humanoid: H-Anim holds humanoids, so the conversion is refused with what
 /// to do instead.
 fn map_for_hanim(
-    asset: &mut crate::Asset,
+    asset: &mut crate::model::Asset,
     input: &Path,
     mapping: Option<&RigMapping>,
     diagnostics: &mut Diagnostics,
@@ -518,7 +518,7 @@ fn map_for_hanim(
 /// The rig of a file going to BVH, mapped by the one policy ([`crate::mapping::policy`]) so
 /// the writer can fold the nodes above its skeleton and check that the file reads back as the
 /// same humanoid; a rig that is no humanoid is written as it is (said in a note).
-fn map_for_bvh(asset: &mut crate::Asset, input: &Path, diagnostics: &mut Diagnostics) {
+fn map_for_bvh(asset: &mut crate::model::Asset, input: &Path, diagnostics: &mut Diagnostics) {
     match crate::mapping::policy::map_humanoid(asset, input, None) {
         Ok(mapped) => mapped.note("", diagnostics),
         Err(e) => diagnostics.info("HUMANOID_NOT_MAPPED", "", e.to_string()),
@@ -529,7 +529,7 @@ fn map_for_bvh(asset: &mut crate::Asset, input: &Path, diagnostics: &mut Diagnos
 /// meshes ([`TrackTarget::Mesh`](crate::model::clip::TrackTarget::Mesh), one per mesh drawn
 /// with as many morph targets), so a writer of another format finds the mesh they animate.
 fn morph_weight_tracks(
-    asset: &mut crate::Asset,
+    asset: &mut crate::model::Asset,
     meshes: &[(crate::model::mesh::SkinnedMesh, usize)],
 ) {
     use crate::model::clip::{Clip, Property, TrackTarget};
@@ -644,7 +644,7 @@ fn declare_mapped_humanoid(
 
 /// How far the upper arms point below the horizontal at rest (the larger side), when more
 /// than 15°.
-fn arm_droop(asset: &crate::Asset, bones: &crate::model::BoneMap) -> Option<f32> {
+fn arm_droop(asset: &crate::model::Asset, bones: &crate::model::BoneMap) -> Option<f32> {
     let skeleton = &asset.skeleton;
     let droop = |upper: HumanBone, lower: HumanBone| {
         let (u, l) = (bones.get(upper)?, bones.get(lower)?);
@@ -689,7 +689,7 @@ fn vrma_from_document(
 
 /// Writes `clip` of `asset` as a VRMA that plays (see [`crate::ops::vrma_out`]).
 fn write_vrma(
-    asset: &crate::Asset,
+    asset: &crate::model::Asset,
     clip: &crate::model::clip::Clip,
     input: &Path,
     output: &Path,
@@ -720,7 +720,7 @@ fn write_vrma(
 /// # Errors
 /// The input has no clip, or none of that name (the message lists them).
 fn one_clip<'a>(
-    asset: &'a crate::Asset,
+    asset: &'a crate::model::Asset,
     name: Option<&str>,
     input: &Path,
     what: &str,

@@ -202,7 +202,7 @@ pub fn retarget(
 }
 
 /// Declares the target's (mapped) humanoid on its document.
-fn declare(document: &mut gltf::Document, target: &crate::Asset) -> Result<(), Error> {
+fn declare(document: &mut gltf::Document, target: &crate::model::Asset) -> Result<(), Error> {
     let Some(humanoid) = target.humanoids.first() else {
         return Ok(());
     };
@@ -234,9 +234,9 @@ fn declare(document: &mut gltf::Document, target: &crate::Asset) -> Result<(), E
 /// more than [`MAX_BAKED_VALUES`] values (checked before they are allocated); the clip has no
 /// keys; a rotation comes out not finite.
 pub fn bake(
-    source: &crate::Asset,
+    source: &crate::model::Asset,
     clip: &Clip,
-    target: &crate::Asset,
+    target: &crate::model::Asset,
     fps: Option<f32>,
     diagnostics: &mut Diagnostics,
 ) -> Result<Clip, Error> {
@@ -249,9 +249,9 @@ pub fn bake(
 /// # Errors
 /// As [`bake`].
 pub fn bake_keeping(
-    source: &crate::Asset,
+    source: &crate::model::Asset,
     clip: &Clip,
-    target: &crate::Asset,
+    target: &crate::model::Asset,
     fps: Option<f32>,
     keep: Keep,
     diagnostics: &mut Diagnostics,

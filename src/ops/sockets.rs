@@ -64,7 +64,7 @@ pub struct SocketReport {
 /// # Errors
 /// The file cannot be read, or its KHR_virtual_transform data is invalid (the error names the
 /// JSON pointer).
-pub fn read_sockets(path: &Path) -> Result<(crate::Asset, Vec<Socket>, Diagnostics), Error> {
+pub fn read_sockets(path: &Path) -> Result<(crate::model::Asset, Vec<Socket>, Diagnostics), Error> {
     let document = gltf::Document::open(path)?;
     let outcome = crate::formats::vrm::asset_from_document(&document)?;
     let mut diagnostics = outcome.diagnostics;
@@ -80,7 +80,7 @@ pub fn read_sockets(path: &Path) -> Result<(crate::Asset, Vec<Socket>, Diagnosti
 /// The KHR_virtual_transform data is invalid (the error names the JSON pointer).
 pub fn sockets_of(
     document: &gltf::Document,
-    asset: &crate::Asset,
+    asset: &crate::model::Asset,
     diagnostics: &mut Diagnostics,
 ) -> Result<Vec<Socket>, Error> {
     let path = document.path();
@@ -130,7 +130,7 @@ pub fn sockets(path: &Path, options: &SocketOptions) -> Result<SocketReport, Err
 /// # Errors
 /// The clip asked for does not exist; a socket's parent is not a joint of `asset`.
 pub fn place(
-    asset: &crate::Asset,
+    asset: &crate::model::Asset,
     sockets: &[Socket],
     options: &SocketOptions,
     path: &Path,
@@ -177,7 +177,7 @@ pub fn place(
 /// it and its joint).
 pub fn report_dropped(
     sockets: &[Socket],
-    asset: &crate::Asset,
+    asset: &crate::model::Asset,
     target: crate::model::Format,
     diagnostics: &mut Diagnostics,
 ) {
@@ -233,9 +233,9 @@ pub fn sockets_of_file(path: &Path, diagnostics: &mut Diagnostics) -> Result<Vec
 /// The source's sockets cannot be read; the target's virtual transforms are invalid.
 pub fn carry_into(
     source_path: &Path,
-    source: &crate::Asset,
+    source: &crate::model::Asset,
     document: &mut gltf::Document,
-    target: &crate::Asset,
+    target: &crate::model::Asset,
     output: crate::model::Format,
     diagnostics: &mut Diagnostics,
 ) -> Result<(), Error> {
@@ -256,7 +256,7 @@ pub fn carry_into(
         }
         return Ok(());
     };
-    fn rig<'a>(asset: &'a crate::Asset, bones: &'a crate::model::BoneMap) -> Rig<'a> {
+    fn rig<'a>(asset: &'a crate::model::Asset, bones: &'a crate::model::BoneMap) -> Rig<'a> {
         Rig {
             skeleton: &asset.skeleton,
             bones,

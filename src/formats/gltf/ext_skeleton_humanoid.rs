@@ -12,6 +12,7 @@ use crate::error::{Diagnostics, Error, Location};
 use glam::{Quat, Vec3};
 
 use crate::math::sample::Interpolation;
+pub use crate::model::bone::suggest;
 use crate::model::clip::Property;
 use crate::model::HumanBone;
 use crate::pose::tpose::canonical_frame;
@@ -287,35 +288,6 @@ fn kind(value: &Value) -> &'static str {
 
 fn escape_pointer(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
-}
-
-/// ", did you mean `leftUpperArm`?" for the closest bone name, or nothing when none is close.
-pub fn suggest(name: &str) -> String {
-    let lower = name.to_ascii_lowercase();
-    let best = HumanBone::ALL
-        .iter()
-        .map(|b| (edit_distance(&lower, &b.as_str().to_ascii_lowercase()), *b))
-        .min_by_key(|(d, _)| *d);
-    match best {
-        Some((d, bone)) if d <= 3.max(name.len() / 4) => format!(": did you mean `{bone}`?"),
-        _ => String::new(),
-    }
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            current[j + 1] = (previous[j] + cost)
-                .min(previous[j + 1] + 1)
-                .min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //!
 //! - `--clip NAME`: that clip; a name the file has no clip of is an error listing the clips.
 //! - No name and one clip: that clip.
-//! - No name and several clips: the first that [moves](moves), with a note naming it and the
+//! - No name and several clips: the first that [moves], with a note naming it and the
 //!   flag that picks another (`CLIP_CHOSEN`); when none moves, the first. H-Anim files often
 //!   start with a still pose (`nancy_h-anim.wrl`'s 0.01 s "Stand"), which makes a poor default.
 //! - No clip at all: an error saying what needed one.

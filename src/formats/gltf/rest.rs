@@ -15,7 +15,7 @@
 //!    (Soldier, RobotExpressive), a note says so.
 //! 2. **Rest.** The normaliser's corrections `S_b` ([`normalize::corrections`] with the rig's
 //!    turn) give every mapped bone the world rest rotation `S_b · W_b(ref)`; its local rest
-//!    rotation is written top-down ([`bake::t_pose_local_rotations`]), as an `f64` JSON
+//!    rotation is written top-down ([`crate::pose::bake::t_pose_local_rotations`]), as an `f64` JSON
 //!    quaternion. Other nodes keep their local rotation in the reference (their rest rotation;
 //!    with the bind reference, their bind-pose rotation) and follow their parent; node
 //!    translations and scales stay.

@@ -1,5 +1,6 @@
 //! The `humanoid` command line: parse the arguments, run one subcommand through the library,
-//! turn the result into an exit code (0 ok, 1 invalid input or impossible conversion, 2 usage).
+//! turn the result into an exit code (0 ok; 1 invalid input, an impossible conversion or a value
+//! outside a flag's set, e.g. `--to obj`; 2 any other usage error).
 
 mod cli;
 
@@ -8,7 +9,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Args::parse();
+    let args = match cli::Args::try_parse() {
+        Ok(args) => args,
+        Err(err) => return cli::usage_error(&err),
+    };
     match cli::run(args) {
         Ok(code) => code,
         Err(err) if cli::is_broken_pipe(&err) => ExitCode::SUCCESS,

@@ -1,28 +1,131 @@
 //! `humanoid convert IN OUT [--to FORMAT] [--force] [--json]`.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::ValueEnum;
 use humanoid::convert::ConvertOptions;
+use humanoid::formats::gltf::rest::{NormalizeOptions, RestReference};
+use humanoid::formats::vrm::convert::{MetaOptions, VrmOptions};
+use humanoid::Diagnostics;
 
-use super::{print_diagnostics, write_json, CliError};
+use super::bvh_args::BvhOutArgs;
+use super::format_arg::FormatArg;
+use super::map_args::MapArgs;
+use super::{concat, print_diagnostics, write_json, CliError};
 
-pub fn run(
-    out: &mut impl Write,
-    input: &Path,
-    output: &Path,
-    options: &ConvertOptions,
+/// The arguments of `convert`.
+#[derive(Debug, clap::Args)]
+pub struct ConvertArgs {
+    /// The input file.
+    input: PathBuf,
+    /// The output file (never the input; written through a temporary file).
+    output: PathBuf,
+    /// Output format: glb, gltf, vrm1, vrm0, vrma, x3d, x3dv, wrl, bvh, godot-bonemap,
+    /// godot-profile.
+    #[arg(long, value_name = "FORMAT")]
+    to: Option<FormatArg>,
+    /// Replace an existing output file.
+    #[arg(long)]
+    force: bool,
+    /// Print the diagnostics as JSON.
+    #[arg(long)]
     json: bool,
-) -> Result<ExitCode, CliError> {
-    let report = humanoid::convert::convert(input, output, options)?;
-    if json {
-        write_json(out, &report)?;
-    } else {
-        print_diagnostics(out, &report.diagnostics)?;
-        print_wrote(out, output, &report)?;
+    /// Remove the VRM extensions from a glTF output.
+    #[arg(long)]
+    strip_vrm: bool,
+    /// meta.name of a VRM 1.0 output, made from a glTF or migrated (default: the input's file
+    /// name, or the 0.x title).
+    #[arg(long, value_name = "NAME")]
+    vrm_name: Option<String>,
+    /// meta.authors of a VRM 1.0 output (repeat for several).
+    #[arg(long, value_name = "AUTHOR")]
+    vrm_author: Vec<String>,
+    /// meta.licenseUrl of a VRM 1.0 output: the VRM Public License 1.0, the only one VRM 1.0
+    /// accepts (the default).
+    #[arg(long, value_name = "URL")]
+    vrm_license_url: Option<String>,
+    /// The clip to write where the output holds one (BVH).
+    #[arg(long, value_name = "NAME")]
+    clip: Option<String>,
+    /// BVH input: metres per file unit (default: detected from the hips height).
+    #[arg(long, value_name = "METRES")]
+    bvh_scale: Option<f64>,
+    #[command(flatten)]
+    bvh_out: BvhOutArgs,
+    /// Rebase the skeleton on the canonical T-pose; every clip keeps its world motion and
+    /// the mesh its bind (exact).
+    #[arg(long)]
+    normalize: bool,
+    /// With --normalize: the rest to measure, the nodes' (`node`, default) or the pose the
+    /// inverse bind matrices describe (`bind`).
+    #[arg(long, value_name = "node|bind", requires = "normalize")]
+    rest: Option<Rest>,
+    /// With --normalize: also bake the mesh into the T-pose (vertices, normals, tangents,
+    /// morph deltas; new inverse bind matrices); reports the largest vertex deviation.
+    #[arg(long, requires = "normalize")]
+    rebind: bool,
+    /// Map a rig that declares no humanoid and add EXT_skeleton_humanoid: `--map auto`
+    /// (the best table or the skeleton's shape), a table name or a TOML file.
+    #[command(flatten)]
+    maps: MapArgs,
+}
+
+/// `--rest`: the rest pose `--normalize` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Rest {
+    // The nodes' rest TRS.
+    Node,
+    // The pose the inverse bind matrices describe.
+    Bind,
+}
+
+impl ConvertArgs {
+    /// The library's options, and the diagnostics of reading the mapping tables asked for.
+    pub fn options(&self) -> Result<(ConvertOptions, Diagnostics), humanoid::Error> {
+        let mapping = self.maps.rig_mapping()?;
+        let normalize = self.normalize.then_some(NormalizeOptions {
+            rest: match self.rest {
+                None | Some(Rest::Node) => RestReference::Node,
+                Some(Rest::Bind) => RestReference::Bind,
+            },
+            rebind: self.rebind,
+        });
+        let options = ConvertOptions {
+            to: self.to.map(|f| f.0),
+            force: self.force,
+            vrm: VrmOptions {
+                strip_vrm: self.strip_vrm,
+                meta: MetaOptions {
+                    name: self.vrm_name.clone(),
+                    authors: self.vrm_author.clone(),
+                    license_url: self.vrm_license_url.clone(),
+                },
+            },
+            mapping: mapping.rig,
+            clip: self.clip.clone(),
+            bvh_read_scale: self.bvh_scale,
+            bvh_order: self.bvh_out.order(),
+            bvh_write_scale: self.bvh_out.scale(),
+            normalize,
+        };
+        Ok((options, mapping.diagnostics))
     }
-    Ok(ExitCode::SUCCESS)
+
+    /// Converts and prints the report.
+    pub fn run(&self, out: &mut impl Write) -> Result<ExitCode, CliError> {
+        let (options, mapping) = self.options()?;
+        let mut report = humanoid::convert::convert(&self.input, &self.output, &options)?;
+        report.diagnostics = concat(mapping, report.diagnostics);
+        if self.json {
+            write_json(out, &report)?;
+        } else {
+            print_diagnostics(out, &report.diagnostics)?;
+            print_wrote(out, &self.output, &report)?;
+        }
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 /// `wrote OUT (format, N bytes)`, and every other file written beside it (a `.gltf`'s `.bin`

@@ -2,41 +2,56 @@
 //! `.import`).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use humanoid::formats::godot::ResourceReport;
 
-use super::{write_json, CliError};
+use super::map_args::MapArgs;
+use super::{concat, print_diagnostics, write_json, write_json_with, CliError};
 
-pub fn run(
-    out: &mut impl Write,
-    file: &Path,
+/// The arguments of `inspect`.
+#[derive(Debug, clap::Args)]
+pub struct InspectArgs {
+    /// The file to read.
+    file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
     json: bool,
-    mapping: Option<&humanoid::mapping::RigMapping>,
-) -> Result<ExitCode, CliError> {
-    if humanoid::inspect::is_godot_resource(file) {
-        let report = humanoid::formats::godot::inspect_file(file)?;
-        if json {
-            write_json(out, &report)?;
+    /// Map a rig that declares no humanoid (`--map auto`, a table name or a TOML file).
+    #[command(flatten)]
+    maps: MapArgs,
+}
+
+impl InspectArgs {
+    /// Reads the file and prints what it holds.
+    pub fn run(&self, out: &mut impl Write) -> Result<ExitCode, CliError> {
+        let mapping = self.maps.rig_mapping()?;
+        if humanoid::inspect::is_godot_resource(&self.file) {
+            let report = humanoid::formats::godot::inspect_file(&self.file)?;
+            if self.json {
+                write_json_with(out, &report, mapping.diagnostics)?;
+            } else {
+                print_diagnostics(out, &mapping.diagnostics)?;
+                write_resource(out, &report)?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        let mut inspection = humanoid::inspect::inspect_with(&self.file, mapping.rig.as_ref())?;
+        inspection.diagnostics = concat(mapping.diagnostics, inspection.diagnostics);
+        if self.json {
+            write_json(out, &inspection)?;
         } else {
-            write_resource(out, &report)?;
+            // --quiet: the report without its warnings and notes.
+            let mut shown = humanoid::Diagnostics::new();
+            for d in inspection.diagnostics.iter().filter(|d| super::shown(d)) {
+                shown.push(d.code, d.severity, d.location.clone(), d.message.clone());
+            }
+            inspection.diagnostics = shown;
+            inspection.write_text(out)?;
         }
-        return Ok(ExitCode::SUCCESS);
+        Ok(ExitCode::SUCCESS)
     }
-    let mut inspection = humanoid::inspect::inspect_with(file, mapping)?;
-    if json {
-        write_json(out, &inspection)?;
-    } else {
-        // --quiet: the report without its warnings and notes.
-        let mut shown = humanoid::Diagnostics::new();
-        for d in inspection.diagnostics.iter().filter(|d| super::shown(d)) {
-            shown.push(d.code, d.severity, d.location.clone(), d.message.clone());
-        }
-        inspection.diagnostics = shown;
-        inspection.write_text(out)?;
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn write_resource(out: &mut impl Write, report: &ResourceReport) -> std::io::Result<()> {

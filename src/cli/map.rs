@@ -5,98 +5,120 @@
 //! compare; `--map TABLE` applies one table. Exits 1 when no required bone is mapped.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use humanoid::mapping::policy::{declared, How, Mapped};
 use humanoid::mapping::{map_rig, Choice, MapReport, Method};
 use humanoid::model::{HumanBone, Profile};
 
-use super::{write_json, CliError, MapArgs};
+use super::map_args::{MapArgs, Tables};
+use super::{print_diagnostics, write_json_with, CliError};
 
-pub fn run(
-    out: &mut impl Write,
-    file: &Path,
-    maps: &MapArgs,
+/// The arguments of `map`.
+#[derive(Debug, clap::Args)]
+pub struct MapCommandArgs {
+    /// The rig to read.
+    file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
     json: bool,
-    table_out: Option<&Path>,
+    /// Write the mapping as an editable table.
+    #[arg(short, long, value_name = "TABLE.toml")]
+    out: Option<PathBuf>,
+    /// Replace an existing table file.
+    #[arg(long)]
     force: bool,
-) -> Result<ExitCode, CliError> {
-    let (library, forced) = maps.library()?;
-    let asset = humanoid::read(file)?.asset;
-    let (report, mapped) = match (forced.as_deref(), declared(&asset)) {
-        (None, Some(humanoid)) => (
-            MapReport::declared(&asset, humanoid),
-            Mapped::new(How::Declared, &humanoid.bones),
-        ),
-        (forced, _) => {
-            let choice = match forced.filter(|t| *t != humanoid::mapping::policy::AUTO) {
-                Some(name) => Choice::Table(library.get(name).ok_or_else(|| {
-                    humanoid::Error::unsupported(format!("no mapping table named {name:?}"))
-                })?),
-                None => Choice::Detect,
-            };
-            let mapping = map_rig(&asset, &library, choice, file)?;
-            let how = match &mapping.method {
-                Method::Table(name) => How::Table(name.clone()),
-                Method::Auto => How::Auto,
-            };
-            (
-                MapReport::new(&asset, &mapping),
-                Mapped::new(how, &mapping.bones),
-            )
+    #[command(flatten)]
+    maps: MapArgs,
+}
+
+impl MapCommandArgs {
+    /// Maps the rig, prints the mapping and writes the table asked for.
+    pub fn run(&self, out: &mut impl Write) -> Result<ExitCode, CliError> {
+        let (file, json, table_out, force) =
+            (&self.file, self.json, self.out.as_deref(), self.force);
+        let Tables {
+            library,
+            forced,
+            diagnostics,
+        } = self.maps.tables()?;
+        let asset = humanoid::read(file)?.asset;
+        let (report, mapped) = match (forced.as_deref(), declared(&asset)) {
+            (None, Some(humanoid)) => (
+                MapReport::declared(&asset, humanoid),
+                Mapped::new(How::Declared, &humanoid.bones),
+            ),
+            (forced, _) => {
+                let choice = match forced.filter(|t| *t != humanoid::mapping::policy::AUTO) {
+                    Some(name) => Choice::Table(library.get(name).ok_or_else(|| {
+                        humanoid::Error::unsupported(format!("no mapping table named {name:?}"))
+                    })?),
+                    None => Choice::Detect,
+                };
+                let mapping = map_rig(&asset, &library, choice, file)?;
+                let how = match &mapping.method {
+                    Method::Table(name) => How::Table(name.clone()),
+                    Method::Auto => How::Auto,
+                };
+                (
+                    MapReport::new(&asset, &mapping),
+                    Mapped::new(how, &mapping.bones),
+                )
+            }
+        };
+        if let Some(path) = table_out {
+            if path.exists() && !force {
+                return Err(humanoid::Error::unsupported(format!(
+                    "{}: the output exists; pass --force to replace it",
+                    path.display()
+                ))
+                .into());
+            }
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("rig");
+            let text = report.to_toml(stem, &file.display().to_string());
+            std::fs::write(path, text).map_err(|e| humanoid::Error::io(path, e))?;
         }
-    };
-    if let Some(path) = table_out {
-        if path.exists() && !force {
-            return Err(humanoid::Error::unsupported(format!(
-                "{}: the output exists; pass --force to replace it",
-                path.display()
-            ))
-            .into());
+        let required = HumanBone::ALL
+            .into_iter()
+            .filter(|b| b.is_required(Profile::Vrm1))
+            .count();
+        let code = if mapped.missing.len() == required {
+            eprintln!(
+                "error: {}: no required bone is mapped ({}); name the rig's table with --map TABLE, or write one (docs/mappings.md)",
+                file.display(),
+                mapped.by()
+            );
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        };
+        if json {
+            write_json_with(out, &report, diagnostics)?;
+            return Ok(code);
         }
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("rig");
-        let text = report.to_toml(stem, &file.display().to_string());
-        std::fs::write(path, text).map_err(|e| humanoid::Error::io(path, e))?;
+        print_diagnostics(out, &diagnostics)?;
+        writeln!(out, "{}: {}", file.display(), mapped.line())?;
+        writeln!(out, "  {:<24} {:>5}  {:>5}  joint", "bone", "node", "conf")?;
+        for (bone, name) in &report.bones {
+            let node = report.nodes.get(bone).copied().unwrap_or_default();
+            let confidence = report.confidence.get(bone).copied().unwrap_or_default();
+            writeln!(out, "  {bone:<24} {node:>5}  {confidence:>5.2}  {name}")?;
+        }
+        if !report.missing.is_empty() {
+            writeln!(out, "missing required bones: {}", report.missing.join(", "))?;
+        }
+        if !report.unmapped.is_empty() {
+            writeln!(
+                out,
+                "unmapped joints ({}): {}",
+                report.unmapped.len(),
+                report.unmapped.join(", ")
+            )?;
+        }
+        if let Some(path) = table_out {
+            writeln!(out, "wrote {}", path.display())?;
+        }
+        Ok(code)
     }
-    let required = HumanBone::ALL
-        .into_iter()
-        .filter(|b| b.is_required(Profile::Vrm1))
-        .count();
-    let code = if mapped.missing.len() == required {
-        eprintln!(
-            "error: {}: no required bone is mapped ({}); name the rig's table with --map TABLE, or write one (docs/mappings.md)",
-            file.display(),
-            mapped.by()
-        );
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    };
-    if json {
-        write_json(out, &report)?;
-        return Ok(code);
-    }
-    writeln!(out, "{}: {}", file.display(), mapped.line())?;
-    writeln!(out, "  {:<24} {:>5}  {:>5}  joint", "bone", "node", "conf")?;
-    for (bone, name) in &report.bones {
-        let node = report.nodes.get(bone).copied().unwrap_or_default();
-        let confidence = report.confidence.get(bone).copied().unwrap_or_default();
-        writeln!(out, "  {bone:<24} {node:>5}  {confidence:>5.2}  {name}")?;
-    }
-    if !report.missing.is_empty() {
-        writeln!(out, "missing required bones: {}", report.missing.join(", "))?;
-    }
-    if !report.unmapped.is_empty() {
-        writeln!(
-            out,
-            "unmapped joints ({}): {}",
-            report.unmapped.len(),
-            report.unmapped.join(", ")
-        )?;
-    }
-    if let Some(path) = table_out {
-        writeln!(out, "wrote {}", path.display())?;
-    }
-    Ok(code)
 }

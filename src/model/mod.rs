@@ -3,6 +3,7 @@
 
 pub mod asset;
 pub mod bone;
+pub mod character;
 pub mod clip;
 pub mod clip_choice;
 pub mod face;
@@ -16,6 +17,7 @@ pub mod validate;
 
 pub use asset::{Asset, Facing, HumanoidSkeleton, ReadOutcome};
 pub use bone::{HumanBone, Profile};
+pub use character::{Carry, Character};
 pub use clip::{Clip, Property, Track, TrackError, TrackTarget};
 pub use format::Format;
 pub use humanoid::{BoneMap, Humanoid, Meta, MissingBones};

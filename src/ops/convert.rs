@@ -427,47 +427,34 @@ struct Model {
 /// with their materials and texture coordinates, to a GLB too; a glTF file's meshes, placed at
 /// its rest, to an H-Anim output).
 fn read_model(input: &Path, target: Format, options: &ConvertOptions) -> Result<Model, Error> {
-    let read_options = crate::ops::read::ReadOptions {
-        bvh_scale: options.bvh_read_scale,
+    let read_options = crate::ops::read::CharacterOptions {
+        read: crate::ops::read::ReadOptions {
+            bvh_scale: options.bvh_read_scale,
+        },
+        meshes: if target.is_hanim() {
+            crate::ops::read::MeshDetail::Rest
+        } else {
+            crate::ops::read::MeshDetail::None
+        },
+        strict_sockets: true,
     };
-    let mut bvh_layout = None;
-    let (mut read, sockets, meshes) = match input_format(input)? {
-        format if format.is_hanim() => {
-            let (read, extras) = crate::formats::hanim::read_asset_with_extras(
-                input,
-                &crate::formats::hanim::ReadOptions::default(),
-            )?;
-            (read, extras.sockets, extras.meshes)
-        }
-        format if format.is_gltf_family() => {
-            let document = gltf::Document::open(input)?;
-            let mut read = vrm::asset_from_document(&document)?;
-            let sockets =
-                crate::ops::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
-            let meshes = if target.is_hanim() {
-                let meshes = gltf::meshes::rest_meshes_with_nodes(
-                    &document,
-                    &read.asset,
-                    &mut read.diagnostics,
-                )?;
-                morph_weight_tracks(&mut read.asset, &meshes);
-                meshes.into_iter().map(|(mesh, _)| mesh).collect()
-            } else {
-                Vec::new()
-            };
-            (read, sockets, meshes)
-        }
-        Format::Bvh => {
-            let (read, layout) = crate::ops::read::read_bvh_with_layout(input, &read_options)?;
-            bvh_layout = Some(layout);
-            (read, Vec::new(), Vec::new())
-        }
-        _ => (
-            crate::ops::read::read_with(input, &read_options)?,
-            Vec::new(),
-            Vec::new(),
-        ),
+    let crate::ops::read::ReadCharacter {
+        character,
+        diagnostics,
+        ..
+    } = crate::ops::read::read_character(input, &read_options)?;
+    let mut read = crate::model::asset::ReadOutcome {
+        asset: character.asset,
+        diagnostics,
     };
+    let bvh_layout = character
+        .carry
+        .get::<crate::formats::bvh::BvhLayout>()
+        .cloned();
+    if input_format(input)?.is_gltf_family() && target.is_hanim() {
+        morph_weight_tracks(&mut read.asset, &character.meshes, &character.mesh_nodes);
+    }
+    let (sockets, meshes) = (character.sockets, character.meshes);
     if target.is_hanim() {
         if !input_format(input)?.is_hanim() {
             map_for_hanim(
@@ -530,14 +517,10 @@ fn map_for_bvh(asset: &mut crate::model::Asset, input: &Path, diagnostics: &mut 
 /// with as many morph targets), so a writer of another format finds the mesh they animate.
 fn morph_weight_tracks(
     asset: &mut crate::model::Asset,
-    meshes: &[(crate::model::mesh::SkinnedMesh, usize)],
+    meshes: &[crate::model::mesh::SkinnedMesh],
+    mesh_nodes: &[Option<crate::model::JointId>],
 ) {
     use crate::model::clip::{Clip, Property, TrackTarget};
-    let source: Vec<usize> = asset
-        .skeleton
-        .joints()
-        .map(|j| asset.source_index(j))
-        .collect();
     for clip in &mut asset.clips {
         let mut rewritten = Clip::new(clip.name.clone());
         for track in clip.tracks() {
@@ -547,11 +530,11 @@ fn morph_weight_tracks(
                 rewritten.add_track(track.clone());
                 continue;
             };
-            let node = source.get(joint.index()).copied();
             let drawn: Vec<u16> = meshes
                 .iter()
+                .zip(mesh_nodes)
                 .enumerate()
-                .filter(|(_, (mesh, at))| Some(*at) == node && mesh.morph_targets.len() == n)
+                .filter(|(_, (mesh, at))| **at == Some(joint) && mesh.morph_targets.len() == n)
                 .filter_map(|(i, _)| u16::try_from(i).ok())
                 .collect();
             if drawn.is_empty() {

@@ -4,12 +4,12 @@
 
 use std::path::Path;
 
-use crate::error::Error;
+use crate::error::{Diagnostics, Error};
 use crate::formats;
 #[cfg(doc)]
 use crate::model::asset::Asset;
 use crate::model::asset::ReadOutcome;
-use crate::model::Format;
+use crate::model::{Carry, Character, Format};
 
 /// Reads any supported file into the canonical model; the format is recognised from the
 /// content (GLB magic, glTF JSON) and the extension.
@@ -85,4 +85,138 @@ fn map_rig(outcome: &mut ReadOutcome, path: &Path) {
 /// An extension no format claims.
 pub fn input_format(path: &Path) -> Result<Format, Error> {
     Format::for_input(path)
+}
+
+/// Which meshes [`read_character`] reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MeshDetail {
+    /// None from a glTF-family file (the skeleton, clips and sockets only). H-Anim skins and
+    /// segments are read with the figure whatever is asked.
+    #[default]
+    None,
+    /// Each glTF mesh placed at the skeleton's rest (what an H-Anim writer needs).
+    Rest,
+    /// Each glTF mesh in its bind pose with its inverse bind matrices (what skinning needs).
+    Bind,
+}
+
+/// What [`read_character`] reads beside the asset.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CharacterOptions {
+    /// The readers' options (BVH unit).
+    pub read: ReadOptions,
+    /// Which meshes.
+    pub meshes: MeshDetail,
+    /// Invalid sockets (KHR_virtual_transform data) fail the read; otherwise the character
+    /// comes back without them and [`ReadCharacter::socket_error`] says why.
+    pub strict_sockets: bool,
+}
+
+/// A [`Character`] and the diagnostics found while reading it.
+#[derive(Debug, Clone)]
+pub struct ReadCharacter {
+    /// What was read. Its [`Character::carry`] holds the glTF
+    /// [`Document`](formats::gltf::Document) of a glTF-family file, the
+    /// [`BvhLayout`](formats::bvh::BvhLayout) of a BVH file.
+    pub character: Character,
+    /// What was dropped, guessed or found wrong.
+    pub diagnostics: Diagnostics,
+    /// Why the sockets were left out, when they were invalid and the read was not strict.
+    pub socket_error: Option<String>,
+}
+
+/// Reads a whole character, the one read behind `convert`, `preview` and `sockets`: the asset
+/// as [`read_with`] gives it, the meshes asked for, the sockets (glTF virtual transforms and
+/// a VRM's gaze origin, H-Anim Sites) and the adapter's carry-along.
+///
+/// ```
+/// use humanoid::ops::read::{read_character, CharacterOptions, MeshDetail};
+///
+/// let dir = tempfile::tempdir()?;
+/// humanoid::demo::write_demo(dir.path(), false)?;
+/// let options = CharacterOptions { meshes: MeshDetail::Bind, ..CharacterOptions::default() };
+/// let read = read_character(&dir.path().join("mannequin.glb"), &options)?;
+/// let character = read.character;
+/// assert!(!character.meshes.is_empty());
+/// assert_eq!(character.meshes.len(), character.mesh_nodes.len());
+/// assert!(character.carry.get::<humanoid::formats::gltf::Document>().is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`read`]; a mesh cannot be read; with `strict_sockets`, invalid sockets.
+pub fn read_character(path: &Path, options: &CharacterOptions) -> Result<ReadCharacter, Error> {
+    let format = input_format(path)?;
+    let mut socket_error = None;
+    if format.is_gltf_family() {
+        let document = formats::gltf::Document::open(path)?;
+        let outcome = formats::vrm::asset_from_document(&document)?;
+        let mut diagnostics = outcome.diagnostics;
+        let mut character = Character::new(outcome.asset);
+        let asset = &character.asset;
+        let (meshes, nodes): (Vec<_>, Vec<_>) = match options.meshes {
+            MeshDetail::None => (Vec::new(), Vec::new()),
+            MeshDetail::Rest => {
+                formats::gltf::meshes::rest_meshes_with_nodes(&document, asset, &mut diagnostics)?
+                    .into_iter()
+                    .map(|(mesh, node)| {
+                        let joint = (0..asset.skeleton.len())
+                            .map(|i| asset.skeleton.joint(i))
+                            .find(|&j| asset.source_index(j) == node);
+                        (mesh, joint)
+                    })
+                    .unzip()
+            }
+            MeshDetail::Bind => formats::gltf::bind_meshes::bind_meshes_with_nodes(
+                &document,
+                asset,
+                &mut diagnostics,
+            )?
+            .into_iter()
+            .map(|(mesh, node)| (mesh, Some(node)))
+            .unzip(),
+        };
+        character.meshes = meshes;
+        character.mesh_nodes = nodes;
+        match crate::ops::sockets::sockets_of(&document, &character.asset, &mut diagnostics) {
+            Ok(sockets) => character.sockets = sockets,
+            Err(e) if options.strict_sockets => return Err(e),
+            Err(e) => socket_error = Some(e.to_string()),
+        }
+        character.carry = Carry::new(document);
+        return Ok(ReadCharacter {
+            character,
+            diagnostics,
+            socket_error,
+        });
+    }
+    if format.is_hanim() {
+        let (outcome, extras) =
+            formats::hanim::read_asset_with_extras(path, &formats::hanim::ReadOptions::default())?;
+        let mut character = Character::new(outcome.asset);
+        character.mesh_nodes = vec![None; extras.meshes.len()];
+        character.meshes = extras.meshes;
+        character.sockets = extras.sockets;
+        return Ok(ReadCharacter {
+            character,
+            diagnostics: outcome.diagnostics,
+            socket_error,
+        });
+    }
+    if format == Format::Bvh {
+        let (outcome, layout) = read_bvh_with_layout(path, &options.read)?;
+        let mut character = Character::new(outcome.asset);
+        character.carry = Carry::new(layout);
+        return Ok(ReadCharacter {
+            character,
+            diagnostics: outcome.diagnostics,
+            socket_error,
+        });
+    }
+    let outcome = read_with(path, &options.read)?;
+    Ok(ReadCharacter {
+        character: Character::new(outcome.asset),
+        diagnostics: outcome.diagnostics,
+        socket_error,
+    })
 }

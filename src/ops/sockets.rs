@@ -208,19 +208,16 @@ pub fn report_dropped(
 /// The file cannot be read, or its sockets are invalid.
 pub fn sockets_of_file(path: &Path, diagnostics: &mut Diagnostics) -> Result<Vec<Socket>, Error> {
     let format = crate::ops::read::input_format(path)?;
-    if format.is_gltf_family() {
-        let (_, sockets, found) = read_sockets(path)?;
-        diagnostics.extend(found);
-        Ok(sockets)
-    } else if format.is_hanim() {
-        let (_, extras) = crate::formats::hanim::read_asset_with_extras(
-            path,
-            &crate::formats::hanim::ReadOptions::default(),
-        )?;
-        Ok(extras.sockets)
-    } else {
-        Ok(Vec::new())
+    if !(format.is_gltf_family() || format.is_hanim()) {
+        return Ok(Vec::new());
     }
+    let options = crate::ops::read::CharacterOptions {
+        strict_sockets: true,
+        ..crate::ops::read::CharacterOptions::default()
+    };
+    let read = crate::ops::read::read_character(path, &options)?;
+    diagnostics.extend(read.diagnostics);
+    Ok(read.character.sockets)
 }
 
 /// Retarget's `--carry-sockets`: the sockets of the source character `source_path` (read as

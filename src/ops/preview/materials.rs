@@ -8,13 +8,10 @@ use serde_json::Value;
 use crate::error::Diagnostics;
 use crate::formats::gltf::{meshes::MATERIAL_NOT_CARRIED, Document};
 
-/// Moves the mesh reader's `found` diagnostics into `diagnostics`, its material message
-/// worded as what the preview does not draw (with MToon shading where the file uses it).
-pub(super) fn report_not_drawn(
-    document: &Document,
-    found: Diagnostics,
-    diagnostics: &mut Diagnostics,
-) {
+/// The reader's `found` diagnostics with the mesh reader's material message worded as what
+/// the preview does not draw (with MToon shading where the file uses it), said last.
+pub(super) fn reword_not_drawn(document: &Document, found: Diagnostics) -> Diagnostics {
+    let mut diagnostics = Diagnostics::new();
     let mut parts: Vec<String> = Vec::new();
     if uses_mtoon(document) {
         parts.push("MToon shading (outlines, shade colours, rim light)".to_owned());
@@ -37,6 +34,7 @@ pub(super) fn report_not_drawn(
             ),
         );
     }
+    diagnostics
 }
 
 /// Whether a material is MToon: VRM 1.0's `VRMC_materials_mtoon`, or a VRM 0.x

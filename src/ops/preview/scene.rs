@@ -13,14 +13,13 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Vec3};
 
 use crate::error::{Diagnostics, Error};
-use crate::formats::{gltf, hanim, vrm};
+use crate::formats::gltf;
 use crate::model::asset::{Asset, Facing};
 use crate::model::clip::{Clip, TrackTarget};
 use crate::model::humanoid::BoneMap;
 use crate::model::mesh::SkinnedMesh;
 use crate::model::skeleton::JointId;
 use crate::model::socket::Socket;
-use crate::ops::read::input_format;
 use crate::pose::fk::Sampler;
 use crate::pose::socket::{world_all, VtMode};
 
@@ -102,38 +101,26 @@ impl Character {
         options: &LoadOptions,
         diagnostics: &mut Diagnostics,
     ) -> Result<Character, Error> {
-        let format = input_format(path)?;
-        let (mut asset, meshes, nodes, sockets) = if format.is_gltf_family() {
-            let document = gltf::Document::open(path)?;
-            let outcome = vrm::asset_from_document(&document)?;
-            diagnostics.extend(outcome.diagnostics);
-            let asset = outcome.asset;
-            let mut found = Diagnostics::new();
-            let (meshes, nodes): (Vec<SkinnedMesh>, Vec<Option<JointId>>) =
-                gltf::bind_meshes::bind_meshes_with_nodes(&document, &asset, &mut found)?
-                    .into_iter()
-                    .map(|(mesh, node)| (mesh, Some(node)))
-                    .unzip();
-            super::materials::report_not_drawn(&document, found, diagnostics);
-            let sockets = match crate::ops::sockets::sockets_of(&document, &asset, diagnostics) {
-                Ok(sockets) => sockets,
-                Err(e) => {
-                    diagnostics.warn("SOCKETS_NOT_DRAWN", "", format!("{e}: sockets not drawn"));
-                    Vec::new()
-                }
-            };
-            (asset, meshes, nodes, sockets)
-        } else if format.is_hanim() {
-            let (outcome, extras) =
-                hanim::read_asset_with_extras(path, &hanim::ReadOptions::default())?;
-            diagnostics.extend(outcome.diagnostics);
-            let nodes = vec![None; extras.meshes.len()];
-            (outcome.asset, extras.meshes, nodes, extras.sockets)
-        } else {
-            let outcome = crate::ops::read::read(path)?;
-            diagnostics.extend(outcome.diagnostics);
-            (outcome.asset, Vec::new(), Vec::new(), Vec::new())
+        let read_options = crate::ops::read::CharacterOptions {
+            meshes: crate::ops::read::MeshDetail::Bind,
+            ..crate::ops::read::CharacterOptions::default()
         };
+        let read = crate::ops::read::read_character(path, &read_options)?;
+        let mut found = read.diagnostics;
+        if let Some(document) = read.character.carry.get::<gltf::Document>() {
+            found = super::materials::reword_not_drawn(document, found);
+        }
+        diagnostics.extend(found);
+        if let Some(e) = read.socket_error {
+            diagnostics.warn("SOCKETS_NOT_DRAWN", "", format!("{e}: sockets not drawn"));
+        }
+        let crate::model::Character {
+            mut asset,
+            meshes,
+            mesh_nodes: nodes,
+            sockets,
+            ..
+        } = read.character;
         let morph_channels: Vec<Option<TrackTarget>> = meshes
             .iter()
             .zip(&nodes)

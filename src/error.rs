@@ -4,6 +4,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+pub mod codes;
+
 /// Where in an input something was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -130,6 +132,11 @@ impl fmt::Display for Severity {
 
 /// One finding: a stable code (`EXT_BONE_NOT_JOINT`), a severity, where, and a message naming
 /// the nodes or bones involved.
+///
+/// Every code is registered, with its severity and meaning, in [`codes`]; users look a code up
+/// in `docs/diagnostics.md` (the repository's table, generated from [`codes::CODES`]).
+/// Diagnostics are made only by [`Diagnostics::push`] (and its
+/// `warn`/`error`/`info` shorthands), which checks the code against the registry.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
     /// Stable, upper-case code for programs to match on.
@@ -163,7 +170,8 @@ impl Diagnostics {
         Self::default()
     }
 
-    /// Adds one.
+    /// Adds one. `code` must be registered in [`codes`] at `severity` (debug builds, and so
+    /// every test, assert it): this is the one place a [`Diagnostic`] is made.
     pub fn push(
         &mut self,
         code: &'static str,
@@ -171,6 +179,11 @@ impl Diagnostics {
         location: impl Into<String>,
         message: impl Into<String>,
     ) {
+        debug_assert!(
+            codes::allows(code, severity),
+            "diagnostic code {code} ({severity}) is not registered at that severity in \
+             src/error/codes.rs: add its row (docs/diagnostics.md lists them)"
+        );
         self.0.push(Diagnostic {
             code,
             severity,

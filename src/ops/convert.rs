@@ -72,7 +72,27 @@ impl Serialize for Format {
     }
 }
 
-/// Converts `input` into `output`.
+/// Converts `input` into `output`: reads it into the model, maps, rebases and turns it as
+/// the target needs, and writes it (the output extension or [`ConvertOptions::to`] picks the
+/// format). What could not be carried is in the report's diagnostics.
+///
+/// ```
+/// use humanoid::{convert, ConvertOptions};
+/// use humanoid::formats::Format;
+///
+/// let dir = tempfile::tempdir()?;
+/// humanoid::demo::write_demo(dir.path(), false)?;
+/// let glb = dir.path().join("mannequin.glb");
+/// let vrm = dir.path().join("mannequin.vrm");
+/// let report = convert(&glb, &vrm, &ConvertOptions::default())?;
+/// assert_eq!(report.format, Format::Vrm1);
+/// assert_eq!(report.files, [vrm.clone()]);
+/// // An existing output is kept unless `force` is set.
+/// assert!(convert(&glb, &vrm, &ConvertOptions::default()).is_err());
+/// let again = ConvertOptions { force: true, ..ConvertOptions::default() };
+/// convert(&glb, &vrm, &again)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// # Errors
 /// The input is invalid; the output is the input, exists (without `force`), or is in a format

@@ -14,6 +14,19 @@ use crate::model::{Carry, Character, Format};
 /// Reads any supported file into the canonical model; the format is recognised from the
 /// content (GLB magic, glTF JSON) and the extension.
 ///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// humanoid::demo::write_demo(dir.path(), false)?;
+/// let read = humanoid::read(&dir.path().join("mannequin.glb"))?;
+/// assert_eq!(read.asset.format, humanoid::formats::Format::Glb);
+/// assert_eq!(read.asset.humanoids.len(), 1); // its EXT_skeleton_humanoid
+/// assert!(!read.asset.clips.is_empty());
+/// for diagnostic in &read.diagnostics {
+///     eprintln!("{diagnostic}");
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// # Errors
 /// The file cannot be read, is invalid, or is in a format that has no reader yet (the message
 /// names it).

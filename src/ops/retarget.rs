@@ -55,6 +55,20 @@ pub struct RetargetOptions {
 
 /// Retargets the clip of `anim` onto `model` and writes the model with it to `output`.
 ///
+/// ```
+/// use humanoid::retarget::{retarget, RetargetOptions};
+///
+/// let dir = tempfile::tempdir()?;
+/// humanoid::demo::write_demo(dir.path(), false)?;
+/// let (anim, model) = (dir.path().join("mannequin.glb"), dir.path().join("mannequin.glb"));
+/// let options = RetargetOptions { fps: Some(30.0), ..RetargetOptions::default() };
+/// let out = dir.path().join("played.glb");
+/// retarget(&anim, &model, &out, &options)?;
+/// let played = humanoid::read(&out)?.asset;
+/// assert!(played.clips.iter().any(|c| c.duration() > 0.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// # Errors
 /// A file cannot be read or has no humanoid (and no mapping applies); the clip does not
 /// exist; the output format cannot hold the result; writing fails.

@@ -13,3 +13,19 @@ pub mod uri;
 pub mod vrm;
 
 pub use crate::model::format::Format;
+
+/// A text position as the readers report it (the leaf [`crate::math::text`] knows no errors).
+impl crate::math::text::Position {
+    /// The position as an error location.
+    pub fn location(self) -> crate::error::Location {
+        crate::error::Location::LineColumn {
+            line: self.line,
+            column: self.column,
+        }
+    }
+
+    /// An [`crate::error::Error::Invalid`] at this position of `path`.
+    pub fn error(self, path: &std::path::Path, message: impl Into<String>) -> crate::error::Error {
+        crate::error::Error::invalid(path, self.location(), message)
+    }
+}

@@ -27,6 +27,16 @@ pub enum Method {
     Auto,
 }
 
+impl std::fmt::Display for Method {
+    /// What a sentence says it was mapped by: "the mixamo table", "the auto-mapper".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Method::Table(t) => write!(f, "the {t} table"),
+            Method::Auto => f.write_str("the auto-mapper"),
+        }
+    }
+}
+
 /// A bone map with a confidence in `[0, 1]` per mapped bone.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mapping {

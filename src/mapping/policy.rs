@@ -86,10 +86,7 @@ impl Mapped {
             How::Table(_) => format!("mapped by {} ({count})", self.by()),
             How::Auto => format!("mapped by the auto-mapper (skeleton shape, {count})"),
         };
-        if !self.missing.is_empty() {
-            let list: Vec<&str> = self.missing.iter().map(|b| b.as_str()).collect();
-            line.push_str(&format!("; required bones not found: {}", list.join(", ")));
-        }
+        line.push_str(&missing_clause(&self.missing));
         if let Some(why) = &self.ignored {
             line.push_str(&format!(" ({why})"));
         }
@@ -172,4 +169,44 @@ pub fn map_humanoid(
     let mapped = Mapped::of(how, &humanoid);
     asset.humanoids = vec![humanoid];
     Ok(mapped)
+}
+/// "; required bones not found: chest, neck" (nothing when `missing` is empty): the end of every
+/// "mapped by …" sentence ([`Mapped::line`], the H-Anim reader's).
+pub fn missing_clause(missing: &[HumanBone]) -> String {
+    if missing.is_empty() {
+        return String::new();
+    }
+    let list: Vec<&str> = missing.iter().map(|b| b.as_str()).collect();
+    format!("; required bones not found: {}", list.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words of both "mapped by …" sentences, as the H-Anim reader and `Mapped::line` wrote
+    /// them before they were shared.
+    #[test]
+    fn the_mapped_by_words() {
+        assert_eq!(
+            Method::Table("mixamo".into()).to_string(),
+            "the mixamo table"
+        );
+        assert_eq!(Method::Auto.to_string(), "the auto-mapper");
+        assert_eq!(missing_clause(&[]), "");
+        assert_eq!(
+            missing_clause(&[HumanBone::Chest, HumanBone::Neck]),
+            "; required bones not found: chest, neck"
+        );
+        let mapped = Mapped {
+            how: How::Table("mixamo".into()),
+            bones: 52,
+            missing: vec![HumanBone::Hips],
+            ignored: None,
+        };
+        assert_eq!(
+            mapped.line(),
+            "mapped by table mixamo (52 of 55 bones); required bones not found: hips"
+        );
+    }
 }

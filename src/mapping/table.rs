@@ -40,6 +40,7 @@ use toml::Spanned;
 
 use super::normalize::{key, Key};
 use crate::error::{Error, Location};
+use crate::math::text::line_column;
 use crate::model::bone::suggest;
 use crate::model::{HumanBone, Profile};
 
@@ -328,12 +329,4 @@ fn check(raw: RawTable, file: &Path, problems: &mut Vec<Problem>) -> Option<Tabl
     };
     table.index_keys();
     Some(table)
-}
-
-/// 1-based line and column of a byte offset.
-fn line_column(text: &str, at: usize) -> (usize, usize) {
-    let before = text.get(..at.min(text.len())).unwrap_or("");
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }

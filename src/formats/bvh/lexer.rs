@@ -8,8 +8,6 @@
 //! [`Scanner::next_line`] moves to the start of the next one. Lines end at `\n`; a `\r` before
 //! it is whitespace. Columns count characters, not bytes.
 
-use crate::error::Location;
-
 /// A word of the input and where it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Token<'a> {
@@ -19,29 +17,7 @@ pub(crate) struct Token<'a> {
     pub at: Position,
 }
 
-/// A 1-based line and column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Position {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-}
-
-impl Position {
-    /// As an error location.
-    pub fn location(self) -> Location {
-        Location::LineColumn {
-            line: self.line,
-            column: self.column,
-        }
-    }
-
-    /// As a diagnostic location: `line:column`.
-    pub fn label(self) -> String {
-        format!("{}:{}", self.line, self.column)
-    }
-}
+pub(crate) use crate::math::text::Position;
 
 /// A cursor over BVH text.
 #[derive(Debug, Clone)]

@@ -8,6 +8,8 @@
 
 use serde_json::{Map, Value};
 
+use super::json;
+use super::view::kind;
 use crate::error::{Diagnostics, Error, Location};
 use glam::{Quat, Vec3};
 
@@ -116,7 +118,10 @@ pub fn read_root(
         };
         let mut bones = Vec::with_capacity(bones_json.len().min(HumanBone::COUNT));
         for (name, node) in bones_json {
-            let bone_pointer = format!("{pointer}/humanoidBones/{}", escape_pointer(name));
+            let bone_pointer = format!(
+                "{pointer}{}",
+                json::pointer(["humanoidBones", name.as_str()])
+            );
             let index =
                 node_index(node, node_count).map_err(|m| invalid(bone_pointer.clone(), m))?;
             match name.parse::<HumanBone>() {
@@ -273,21 +278,6 @@ fn node_index(value: &Value, node_count: usize) -> Result<usize, String> {
             "node index {index} is out of range: the file has {node_count} nodes"
         )),
     }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn escape_pointer(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]

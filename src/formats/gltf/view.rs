@@ -53,7 +53,7 @@ impl<'a> View<'a> {
     fn child(&self, value: &'a Value, token: &str) -> View<'a> {
         View {
             value,
-            pointer: format!("{}/{}", self.pointer, escape(token)),
+            pointer: format!("{}{}", self.pointer, super::json::pointer([token])),
             file: self.file,
         }
     }
@@ -165,10 +165,6 @@ pub fn kind(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]

@@ -22,31 +22,10 @@
 use std::path::Path;
 
 use super::value::Value;
-use crate::error::{Error, Location};
+use crate::error::Error;
 
-/// A 1-based line and column (columns count characters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Position {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-}
-
-impl Position {
-    /// The position as an error location.
-    pub fn location(self) -> Location {
-        Location::LineColumn {
-            line: self.line,
-            column: self.column,
-        }
-    }
-
-    /// An [`Error::Invalid`] at this position of `path`.
-    pub fn error(self, path: &Path, message: impl Into<String>) -> Error {
-        Error::invalid(path, self.location(), message)
-    }
-}
+/// A 1-based line and column (the one text position of every reader).
+pub use crate::math::text::Position;
 
 /// Which layout a file is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -22,6 +22,7 @@ use super::document::{Document, Position, Property, Section, Style};
 use super::lex::{LexError, Lexer, Token};
 use super::value::{ElementType, MathType, PackedType, Value};
 use crate::error::{Error, Location};
+use crate::math::text::LineIndex;
 
 /// The deepest nesting of arrays, dictionaries and constructors accepted.
 pub const MAX_DEPTH: usize = 128;
@@ -53,33 +54,6 @@ pub fn parse(text: &str, path: &Path) -> Result<Document, Error> {
     let document = parser.document()?;
     parser.check_references(&document)?;
     Ok(document)
-}
-
-/// Byte offset → line:column.
-struct LineIndex<'a> {
-    text: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> LineIndex<'a> {
-    fn new(text: &'a str) -> LineIndex<'a> {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
-    }
-
-    fn position(&self, offset: usize) -> Position {
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let start = self.starts.get(line - 1).copied().unwrap_or(0);
-        let column = self
-            .text
-            .get(start..offset.min(self.text.len()))
-            .map_or(0, |s| s.chars().count());
-        Position {
-            line,
-            column: column + 1,
-        }
-    }
 }
 
 /// A `SubResource`/`ExtResource` reference met while parsing.

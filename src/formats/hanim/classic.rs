@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use super::interface::{self, Access, FieldType};
 use super::lexer::{self, LexError};
 use super::tree::{Field, Node, NodeId, Proto, ProtoField, Route, Scene, Syntax, Value};
+use crate::math::text::edit_distance;
 
 /// Bounds checked while parsing, before anything is allocated for them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -886,29 +887,10 @@ pub(crate) fn unknown_field(type_name: &str, name: &str, known: &[&str]) -> Stri
     }
 }
 
-/// Levenshtein distance (for suggestions).
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = previous.get(j).copied().unwrap_or(0) + usize::from(ca != *cb);
-            let delete = previous.get(j + 1).copied().unwrap_or(0) + 1;
-            let insert = current.get(j).copied().unwrap_or(0) + 1;
-            if let Some(slot) = current.get_mut(j + 1) {
-                *slot = substitute.min(delete).min(insert);
-            }
-        }
-        previous = current;
-    }
-    previous.last().copied().unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::hanim::tree::line_column;
+    use crate::math::text::line_column;
 
     const LIMITS: Limits = Limits {
         max_depth: 64,

@@ -190,7 +190,7 @@ pub(crate) fn check_protos(scene: &Scene<'_>, notes: &mut Vec<Note>) {
             }
             let near = known
                 .iter()
-                .map(|k| (super::classic::edit_distance(k, field.name), *k))
+                .map(|k| (crate::math::text::edit_distance(k, field.name), *k))
                 .filter(|(d, _)| *d <= 2)
                 .min();
             if let Some((_, k)) = near {

@@ -483,7 +483,7 @@ fn parse_then<T>(
         max_nodes: options.max_nodes,
     };
     let located = |e: classic::ParseError| {
-        let (line, column) = tree::line_column(text, e.at);
+        let (line, column) = crate::math::text::line_column(text, e.at);
         Error::invalid(file, Location::LineColumn { line, column }, e.message)
     };
     if text.trim_start().starts_with('<') {

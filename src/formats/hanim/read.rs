@@ -31,12 +31,14 @@ use super::figure::{self, Figure};
 use super::mesh;
 use super::names::{self, Generation};
 use super::texture::Textures;
-use super::tree::{line_column, NodeId, Scene, Syntax};
+use super::tree::{NodeId, Scene, Syntax};
 use super::{HanimExtras, HumanoidInfo, JointInfo};
 use crate::error::{Diagnostics, Error, Location};
 use crate::mapping::detect::{prune, Mapping};
+use crate::mapping::policy::missing_clause;
 use crate::mapping::table::Table;
 use crate::mapping::{Library, Method, RigMapping};
+use crate::math::text::line_column;
 use crate::math::trs::Trs;
 use crate::model::asset::{Asset, HumanoidSkeleton, ReadOutcome};
 use crate::model::humanoid::Meta;
@@ -421,16 +423,12 @@ fn map_humanoid(
             }
         }
     }
-    let how = match &mapping.method {
-        Method::Table(t) => format!("the {t} table"),
-        Method::Auto => "the auto-mapper".to_owned(),
-    };
-    let missing = bones.missing(crate::model::Profile::Vrm1);
-    let mut message = format!("{} bones mapped by {how}", bones.len());
-    if !missing.is_empty() {
-        let list: Vec<&str> = missing.iter().map(|b| b.as_str()).collect();
-        message.push_str(&format!("; required bones not found: {}", list.join(", ")));
-    }
+    let message = format!(
+        "{} bones mapped by {}{}",
+        bones.len(),
+        mapping.method,
+        missing_clause(&bones.missing(crate::model::Profile::Vrm1))
+    );
     diagnostics.info("HUMANOID_MAPPED", "", message);
     let root = frames
         .first()

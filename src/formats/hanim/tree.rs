@@ -348,38 +348,9 @@ impl<'a> Scene<'a> {
     }
 }
 
-/// The 1-based line and column (in characters) of byte `offset` in `text`.
-pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or_else(|| {
-        // Not on a character boundary: back up to one.
-        let mut end = offset;
-        while end > 0 && !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.get(..end).unwrap_or("")
-    });
-    let line = before.bytes().filter(|b| *b == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
-    (line, column)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_and_column() {
-        let text = "ab\ncdé\nf";
-        assert_eq!(line_column(text, 0), (1, 1));
-        assert_eq!(line_column(text, 4), (2, 2));
-        // After the two-byte é: column counts characters.
-        assert_eq!(line_column(text, 7), (2, 4));
-        assert_eq!(line_column(text, 8), (3, 1));
-        assert_eq!(line_column(text, 999), (3, 2));
-        assert_eq!(line_column(text, 6), (2, 3)); // inside é: backs up
-    }
 
     #[test]
     fn values_describe_themselves() {

@@ -707,7 +707,7 @@ fn default_container(tag: &str, parent: Option<&str>, used: bool) -> &'static st
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::hanim::tree::line_column;
+    use crate::math::text::line_column;
 
     const LIMITS: Limits = Limits {
         max_depth: 16,

@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use super::view::View;
 use crate::error::{Diagnostics, Error};
-use crate::formats::gltf::ext_skeleton_humanoid::suggest;
+use crate::model::bone::suggest;
 use crate::model::face::{Expression, LookAt, LookAtKind, RangeMap};
 use crate::model::humanoid::Meta;
 use crate::model::HumanBone;

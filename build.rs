@@ -5,20 +5,24 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-fn main() {
+/// Fails the build (cargo prints the message) when the tables cannot be read or written.
+fn main() -> Result<(), String> {
     // Read at run time: `env!` would freeze the folder the build script was compiled in, and a
     // target folder reused from another checkout would then compile in no table at all.
-    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let manifest = std::env::var("CARGO_MANIFEST_DIR")
+        .map_err(|e| format!("CARGO_MANIFEST_DIR (cargo sets it): {e}"))?;
     let dir = Path::new(&manifest).join("mappings");
     println!("cargo:rerun-if-changed={}", dir.display());
     let entries = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read the mapping tables in {}: {e}", dir.display()));
+        .map_err(|e| format!("cannot read the mapping tables in {}: {e}", dir.display()))?;
     let mut files: Vec<_> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
-    assert!(!files.is_empty(), "no mapping table in {}", dir.display());
+    if files.is_empty() {
+        return Err(format!("no mapping table in {}", dir.display()));
+    }
     files.sort();
     let mut out = String::from("/// Built-in tables: (file stem, TOML text).\npub(crate) static BUILTIN: &[(&str, &str)] = &[\n");
     for path in &files {
@@ -34,6 +38,7 @@ fn main() {
         );
     }
     out.push_str("];\n");
-    let target = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("builtin_mappings.rs");
-    std::fs::write(target, out).expect("write builtin_mappings.rs");
+    let out_dir = std::env::var("OUT_DIR").map_err(|e| format!("OUT_DIR (cargo sets it): {e}"))?;
+    let target = Path::new(&out_dir).join("builtin_mappings.rs");
+    std::fs::write(&target, out).map_err(|e| format!("cannot write {}: {e}", target.display()))
 }

@@ -13,6 +13,7 @@
 use glam::{Mat4, Vec3};
 
 use super::MannequinMesh;
+use crate::math::num::{built_u16, built_u32};
 use crate::model::HumanBone;
 
 /// Blend zone around a bone's own joint (metres along the bone); 0 = rigid.
@@ -346,12 +347,12 @@ fn part_geometry(p: &Part) -> (Vec<Vec3>, Vec<[u32; 3]>) {
             ));
         }
     }
-    let bottom = verts.len() as u32;
+    let bottom = built_u32(verts.len());
     verts.push(Vec3::new(p.offset.0, p.y.0 - p.cap.0, p.offset.1));
-    let top = verts.len() as u32;
+    let top = built_u32(verts.len());
     verts.push(Vec3::new(p.offset.0, p.y.1 + p.cap.1, p.offset.1));
 
-    let at = |ring: usize, j: usize| (ring * n + j % n) as u32;
+    let at = |ring: usize, j: usize| built_u32(ring * n + j % n);
     let mut tris = Vec::new();
     for i in 0..rings.len() - 1 {
         for j in 0..n {
@@ -403,7 +404,7 @@ fn add_part(mesh: &mut MannequinMesh, p: &Part, world: &[Mat4]) {
         to_child.dot(bone_world.y_axis.truncate())
     });
     let (local, tris) = part_geometry(p);
-    let base = mesh.positions.len() as u32;
+    let base = built_u32(mesh.positions.len());
     let positions: Vec<Vec3> = local
         .iter()
         .map(|&v| bone_world.transform_point3(v))
@@ -425,7 +426,7 @@ fn add_part(mesh: &mut MannequinMesh, p: &Part, world: &[Mat4]) {
         let mut joints = [0u16; 4];
         let mut weights = [0f32; 4];
         for (slot, &(joint, weight)) in influences.iter().enumerate() {
-            joints[slot] = joint as u16;
+            joints[slot] = built_u16(joint);
             weights[slot] = weight;
         }
         // Unused slots stay joint 0 with weight 0 (the Khronos validator warns about a

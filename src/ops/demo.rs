@@ -11,6 +11,7 @@ use glam::Vec3;
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf;
 use crate::mannequin::{self, Mannequin, TrackPath};
+use crate::math::num::saturating_u32;
 use crate::math::sample::Interpolation;
 use crate::math::trs::Trs;
 use crate::model::asset::HumanoidSkeleton;
@@ -221,7 +222,7 @@ pub fn write_previews(dir: &Path, force: bool) -> Result<(Vec<PathBuf>, Diagnost
         };
         let character = preview::Character::load(&model, &load, &mut Diagnostics::new())?;
         let duration = character.duration();
-        let count = (duration * 15.0).ceil().max(1.0) as u32;
+        let count = saturating_u32(f64::from((duration * 15.0).ceil().max(1.0)));
         let times: Vec<Option<f32>> = (0..count)
             .map(|i| Some(duration * i as f32 / count as f32))
             .collect();

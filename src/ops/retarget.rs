@@ -308,7 +308,7 @@ pub fn bake_keeping(
                     end - start
                 )));
             }
-            (0..=frames as usize)
+            (0..=crate::math::num::saturating_usize(frames))
                 .map(|i| start + i as f32 / fps)
                 .collect()
         }

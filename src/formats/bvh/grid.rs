@@ -23,6 +23,7 @@ use glam::{DQuat, DVec3, Quat, Vec3};
 use super::bake::to_dquat;
 use crate::error::{Diagnostics, Error};
 use crate::math::num::Num;
+use crate::math::num::{saturating_usize, to_f32};
 use crate::math::sample::{slerp, Interpolation};
 use crate::model::clip::Track;
 
@@ -87,7 +88,7 @@ pub(crate) fn choose(
     if !(duration.is_finite() && duration > 0.0) {
         return Ok(None);
     }
-    let limit = ((duration * MAX_FPS).ceil() as usize).clamp(1, max_intervals.max(1));
+    let limit = saturating_usize((duration * MAX_FPS).ceil()).clamp(1, max_intervals.max(1));
     let mut keys: Vec<f64> = joints
         .iter()
         .flat_map(|j| [j.rotation, j.translation])
@@ -108,7 +109,11 @@ pub(crate) fn choose(
                 .take(NEAR_TRIED),
         );
     }
-    candidates.extend(LADDER.iter().map(|fps| (duration * fps).ceil() as usize));
+    candidates.extend(
+        LADDER
+            .iter()
+            .map(|fps| saturating_usize((duration * fps).ceil())),
+    );
     candidates.retain(|&n| n >= 1 && n <= limit);
     candidates.sort_unstable();
     candidates.dedup();
@@ -188,23 +193,23 @@ fn measure(
     let mut rebuilt = clip.clone();
     for t in times {
         let u = ((t - start) / step).clamp(0.0, intervals as f64);
-        let i = (u.floor() as usize).min(intervals.saturating_sub(1));
+        let i = saturating_usize(u.floor()).min(intervals.saturating_sub(1));
         let (t0, t1) = (start + i as f64 * step, start + (i + 1) as f64 * step);
-        let s = ((t - t0) / step).clamp(0.0, 1.0) as f32;
+        let s = to_f32(((t - t0) / step).clamp(0.0, 1.0));
         for (index, joint) in joints.iter().enumerate() {
             let (rest_rotation, rest_translation) = joint.rest;
             let (q_clip, q_rebuilt) =
                 joint
                     .rotation
                     .map_or((rest_rotation, rest_rotation), |track| {
-                        let at = |t: f64| track.sample_quat(t as f32).unwrap_or(rest_rotation);
+                        let at = |t: f64| track.sample_quat(to_f32(t)).unwrap_or(rest_rotation);
                         (at(t), slerp(at(t0), at(t1), s))
                     });
             let (p_clip, p_rebuilt) =
                 joint
                     .translation
                     .map_or((rest_translation, rest_translation), |track| {
-                        let at = |t: f64| track.sample_vec3(t as f32).unwrap_or(rest_translation);
+                        let at = |t: f64| track.sample_vec3(to_f32(t)).unwrap_or(rest_translation);
                         (at(t), at(t0).lerp(at(t1), s))
                     });
             let place = |world: &[(DQuat, DVec3)], q: Quat, p: Vec3| {

@@ -22,6 +22,7 @@ use super::layout::{BvhLayout, JointLayout};
 use super::parse::{Document, ParsedJoint};
 use super::units::{self, Guess};
 use crate::error::{Diagnostics, Error, Location};
+use crate::math::num::to_f32;
 use crate::math::num::Num;
 use crate::math::sample::Interpolation;
 use crate::math::trs::Trs;
@@ -181,9 +182,9 @@ fn first_hierarchy_rest(joints: &[ParsedJoint]) -> Vec<[f64; 3]> {
 
 fn to_vec3(v: [f64; 3], scale: f64) -> Vec3 {
     Vec3::new(
-        (v[0] * scale) as f32,
-        (v[1] * scale) as f32,
-        (v[2] * scale) as f32,
+        to_f32(v[0] * scale),
+        to_f32(v[1] * scale),
+        to_f32(v[2] * scale),
     )
 }
 
@@ -209,7 +210,7 @@ fn clip(
         return Ok(clip);
     }
     let times: Vec<f32> = (0..doc.frames)
-        .map(|i| (i as f64 * doc.frame_time) as f32)
+        .map(|i| to_f32(i as f64 * doc.frame_time))
         .collect();
     let track_error = |e: crate::model::clip::TrackError| {
         Error::invalid(
@@ -286,7 +287,7 @@ fn rotations(doc: &Document, joint: &ParsedJoint) -> Vec<f32> {
             q = -q;
         }
         previous = q;
-        values.extend([q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
+        values.extend(q.to_array().map(to_f32));
     }
     values
 }

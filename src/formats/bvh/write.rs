@@ -53,6 +53,7 @@ use super::units;
 use super::{WriteOptions, CENTIMETRES, MAX_DEPTH, MAX_MOTION_VALUES, METRES};
 use crate::error::{Diagnostics, Error};
 use crate::math::num::Num;
+use crate::math::num::{saturating_usize, to_f32};
 use crate::math::sample::{locate, Cursor, Interpolation, KeyPosition};
 use crate::model::asset::Asset;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
@@ -863,12 +864,12 @@ struct Grid {
 
 impl Grid {
     fn time(&self, frame: usize) -> f32 {
-        (self.start + frame as f64 * self.frame_time) as f32
+        to_f32(self.start + frame as f64 * self.frame_time)
     }
 
     /// How near a key a frame must be to take the key's value: a thousandth of a frame.
     fn snap(&self) -> f32 {
-        (self.frame_time * 1e-3) as f32
+        to_f32(self.frame_time * 1e-3)
     }
 }
 
@@ -927,7 +928,7 @@ fn time_grid(
         start,
         frame_time,
         // Bounded above, and non-negative.
-        count: intervals as usize + 1,
+        count: saturating_usize(intervals) + 1,
     })
 }
 
@@ -972,7 +973,7 @@ fn measured_joints<'c>(
 fn position_digits(scale: f64) -> usize {
     let extra = (scale / 0.01).log10().ceil();
     if extra.is_finite() && extra > 0.0 {
-        6 + (extra.min(4.0) as usize)
+        6 + saturating_usize(extra.min(4.0))
     } else {
         6
     }

@@ -29,6 +29,7 @@ use super::document::{Container, Document};
 use super::ext_skeleton_humanoid::{self as ext, ChannelBone};
 use super::json::{floats, Animation, Index, Node};
 use crate::error::{Diagnostics, Error, Location};
+use crate::math::num::to_f32;
 use crate::math::sample::Interpolation;
 use crate::math::trs::Trs;
 use crate::model::asset::{Asset, HumanoidSkeleton, ReadOutcome};
@@ -141,15 +142,15 @@ fn skeleton(document: &Document) -> Result<(Skeleton, Vec<JointId>), Error> {
 /// Rotations are normalized for the math; the document keeps them as written.
 fn rest_of(node: &Node) -> Trs {
     if let Some(matrix) = &node.matrix {
-        let m = floats(matrix).map(|v| v as f32);
+        let m = floats(matrix).map(to_f32);
         return Trs::from_mat4(Mat4::from_cols_array(&m));
     }
     let translation = node
         .translation
         .as_ref()
-        .map_or(Vec3::ZERO, |t| Vec3::from(floats(t).map(|v| v as f32)));
+        .map_or(Vec3::ZERO, |t| Vec3::from(floats(t).map(to_f32)));
     let rotation = node.rotation.as_ref().map_or(Quat::IDENTITY, |r| {
-        let [x, y, z, w] = floats(r).map(|v| v as f32);
+        let [x, y, z, w] = floats(r).map(to_f32);
         let q = Quat::from_xyzw(x, y, z, w);
         if q.length_squared() > 0.0 {
             q.normalize()
@@ -160,7 +161,7 @@ fn rest_of(node: &Node) -> Trs {
     let scale = node
         .scale
         .as_ref()
-        .map_or(Vec3::ONE, |s| Vec3::from(floats(s).map(|v| v as f32)));
+        .map_or(Vec3::ONE, |s| Vec3::from(floats(s).map(to_f32)));
     Trs::new(translation, rotation, scale)
 }
 

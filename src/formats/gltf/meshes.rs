@@ -40,6 +40,7 @@ use super::morph;
 use super::rest::scene::{influences_of, Scene};
 use super::uri::{self, Uri};
 use crate::error::{Diagnostics, Error, Location};
+use crate::math::num::to_f32;
 use crate::model::asset::Asset;
 use crate::model::mesh::{AlphaMode, Image, Material, MorphTarget, SkinnedMesh};
 use crate::model::skeleton::JointId;
@@ -250,7 +251,7 @@ pub fn rest_meshes_with_nodes(
                                 .or_insert_with(|| u16::try_from(next).unwrap_or(u16::MAX));
                             if let (Some(j), Some(wk)) = (joints.get_mut(k), weights.get_mut(k)) {
                                 *j = slot;
-                                *wk = (w / kept) as f32;
+                                *wk = to_f32(w / kept);
                             }
                         }
                         built.joints.push(joints);
@@ -528,14 +529,14 @@ impl UvTransform {
             let mut out = [default; 2];
             if let Some(values) = json.get(name).and_then(Value::as_array) {
                 for (slot, v) in out.iter_mut().zip(values) {
-                    *slot = v.as_f64().map_or(default, |v| v as f32);
+                    *slot = v.as_f64().map_or(default, |v| to_f32(v));
                 }
             }
             out
         };
         let transform = UvTransform {
             offset: pair("offset", 0.0),
-            rotation: json.get("rotation").and_then(Value::as_f64).unwrap_or(0.0) as f32,
+            rotation: to_f32(json.get("rotation").and_then(Value::as_f64).unwrap_or(0.0)),
             scale: pair("scale", 1.0),
         };
         let identity = UvTransform {
@@ -593,7 +594,7 @@ pub(super) fn material(
         .and_then(Value::as_array)
     {
         for (slot, v) in base_color.iter_mut().zip(factor) {
-            *slot = v.as_f64().unwrap_or(1.0) as f32;
+            *slot = to_f32(v.as_f64().unwrap_or(1.0));
         }
     }
     let texture_info = pbr.and_then(|p| p.get("baseColorTexture"));
@@ -605,7 +606,9 @@ pub(super) fn material(
         .and_then(|t| t.get("texCoord"))
         .or_else(|| texture_info.and_then(|t| t.get("texCoord")))
         .and_then(Value::as_u64)
-        .unwrap_or(0) as usize;
+        .unwrap_or(0);
+    // A set beyond the address space is no set of this mesh, as a large one is.
+    let set = usize::try_from(set).unwrap_or(usize::MAX);
     let uv_source = UvSource {
         set,
         transform: transform_json.and_then(UvTransform::from_json),
@@ -666,11 +669,11 @@ pub(super) fn material(
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
             alpha_mode: match json.get("alphaMode").and_then(Value::as_str) {
-                Some("MASK") => AlphaMode::Mask(
+                Some("MASK") => AlphaMode::Mask(to_f32(
                     json.get("alphaCutoff")
                         .and_then(Value::as_f64)
-                        .unwrap_or(0.5) as f32,
-                ),
+                        .unwrap_or(0.5),
+                )),
                 Some("BLEND") => AlphaMode::Blend,
                 _ => AlphaMode::Opaque,
             },

@@ -12,6 +12,7 @@ use super::document::Document;
 use super::json::{Attributes, Mesh, Node};
 use super::meshes::Dropped;
 use crate::error::{Error, Location};
+use crate::math::num::to_f32;
 
 /// One target's deltas, one per vertex of its primitive.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -88,6 +89,6 @@ pub(super) fn default_weights(node: &Node, mesh: &Mesh, count: usize) -> Vec<f32
         &node.weights
     };
     (0..count)
-        .map(|t| given.get(t).map_or(0.0, |w| w.get() as f32))
+        .map(|t| given.get(t).map_or(0.0, |w| to_f32(w.get())))
         .collect()
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Location};
+use crate::math::num::to_f32;
 
 /// A JSON value, the pointer it was found at and the file it came from.
 #[derive(Debug, Clone)]
@@ -105,7 +106,7 @@ impl<'a> View<'a> {
     /// This is not a number.
     pub fn f32(&self) -> Result<f32, Error> {
         match self.value.as_f64() {
-            Some(v) if v.is_finite() => Ok(v as f32),
+            Some(v) if v.is_finite() => Ok(to_f32(v)),
             _ => Err(self.error(format!("expected a number, found {}", kind(self.value)))),
         }
     }

@@ -851,9 +851,9 @@ fn indexed<'k>(
 }
 
 fn size_value(key: &str, value: &Value, pos: Position, path: &Path) -> Result<usize, Error> {
-    match value.as_i64() {
-        Some(n) if (0..=MAX_PROFILE_BONES as i64).contains(&n) => Ok(n as usize),
-        Some(n) => Err(pos.error(
+    match value.as_i64().map(|n| (n, usize::try_from(n))) {
+        Some((_, Ok(size))) if size <= MAX_PROFILE_BONES => Ok(size),
+        Some((n, _)) => Err(pos.error(
             path,
             format!("{key}: {n} is outside 0..={MAX_PROFILE_BONES}"),
         )),

@@ -70,7 +70,7 @@ impl Value {
     pub fn as_i64(&self) -> Option<i64> {
         match *self {
             Value::Int(i) => Some(i),
-            Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Some(f as i64),
+            Value::Float(f) if f.abs() < 9.0e15 => crate::math::num::whole(f),
             _ => None,
         }
     }

@@ -41,6 +41,7 @@ use super::figure::{Figure, HumanoidTransform};
 use super::interface::event_field;
 use super::names;
 use super::tree::{NodeId, Scene};
+use crate::math::num::to_f32;
 use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::skeleton::JointId;
@@ -525,7 +526,7 @@ fn weight_track(
                 scalar_at(keys, *fraction)
             };
             if let (Some(slot), Some(value)) = (values.get_mut(start + target), value) {
-                *slot = value as f32;
+                *slot = to_f32(value);
             }
         }
     }
@@ -581,7 +582,7 @@ fn next_up(x: f32) -> f32 {
 pub(crate) fn key_times(fractions: &[f64], cycle: f64) -> Result<Vec<f32>, String> {
     let mut times: Vec<f32> = Vec::with_capacity(fractions.len());
     for (i, fraction) in fractions.iter().enumerate() {
-        let mut t = (fraction * cycle) as f32;
+        let mut t = to_f32(fraction * cycle);
         if let Some(&previous) = times.last() {
             if fractions
                 .get(i.wrapping_sub(1))
@@ -620,7 +621,7 @@ fn track(
                     q = -q;
                 }
                 previous = q;
-                values.extend([q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
+                values.extend(q.to_array().map(to_f32));
             }
             (Property::Rotation, values)
         }
@@ -634,7 +635,7 @@ fn track(
                 } else {
                     value
                 };
-                values.extend([value.x as f32, value.y as f32, value.z as f32]);
+                values.extend(value.to_array().map(to_f32));
             }
             let property = if channel == Channel::Translation {
                 Property::Translation
@@ -784,7 +785,7 @@ fn motion_clip(
         0.1
     };
     let times: Vec<f32> = (0..frames)
-        .map(|i| (i as f64 * frame_duration) as f32)
+        .map(|i| to_f32(i as f64 * frame_duration))
         .collect();
     let mut clip = Clip::new(name.clone());
     let mut first_value = 0usize;
@@ -828,7 +829,7 @@ fn motion_clip(
                     q = -q;
                 }
                 previous = q;
-                out.extend([q.x as f32, q.y as f32, q.z as f32, q.w as f32]);
+                out.extend(q.to_array().map(to_f32));
             }
             clip.add_track(
                 Track::new(
@@ -870,7 +871,7 @@ fn motion_clip(
                     }
                 }
                 let v = if is_position { frame.translation(v) } else { v };
-                out.extend([v.x as f32, v.y as f32, v.z as f32]);
+                out.extend(v.to_array().map(to_f32));
             }
             clip.add_track(
                 Track::new(target, property, Interpolation::Linear, times.clone(), out)

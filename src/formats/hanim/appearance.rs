@@ -42,6 +42,7 @@ use super::classic::Note;
 use super::fields::Fields;
 use super::texture::Textures;
 use super::tree::{NodeId, Scene};
+use crate::math::num::to_f32;
 use crate::model::mesh::{AlphaMode, Image, Material};
 
 /// How one Shape looks.
@@ -68,7 +69,7 @@ impl Look {
             Some(m) => m.transform_point2(tc),
             None => tc,
         };
-        [tc.x as f32, (1.0 - tc.y) as f32]
+        [to_f32(tc.x), to_f32(1.0 - tc.y)]
     }
 }
 
@@ -170,9 +171,10 @@ impl<'p> Appearances<'p> {
         let alpha_mode = match mode.as_deref() {
             Some("OPAQUE") => AlphaMode::Opaque,
             Some("BLEND") => AlphaMode::Blend,
-            Some("MASK") => {
-                AlphaMode::Mask(finite_or(appearance.number_as("alphaCutoff", 0.5), 0.5) as f32)
-            }
+            Some("MASK") => AlphaMode::Mask(to_f32(finite_or(
+                appearance.number_as("alphaCutoff", 0.5),
+                0.5,
+            ))),
             _ if transparency > 0.0 => AlphaMode::Blend,
             _ => AlphaMode::Opaque,
         };
@@ -180,7 +182,7 @@ impl<'p> Appearances<'p> {
         Look {
             material: Some(Material {
                 name: name_of(&appearance, material.as_ref()),
-                base_color: [r as f32, g as f32, b as f32, (1.0 - t) as f32],
+                base_color: [to_f32(r), to_f32(g), to_f32(b), to_f32(1.0 - t)],
                 base_color_texture: image,
                 double_sided: !solid,
                 alpha_mode,

@@ -247,11 +247,14 @@ impl<'a> Parser<'a> {
                             Ok(found) => found,
                             Err(_) => {
                                 let (r, v) = lexer::number(at).map_err(|e| self.lex_error(e))?;
+                                let Some(level) = crate::math::num::whole(v) else {
+                                    return self.error(
+                                        input,
+                                        format!("`{word}`: expected COMPONENT name:level"),
+                                    );
+                                };
                                 rest = r;
-                                self.scene
-                                    .header
-                                    .components
-                                    .push((word.to_owned(), v as i64));
+                                self.scene.header.components.push((word.to_owned(), level));
                                 return Ok(rest);
                             }
                         };

@@ -19,6 +19,7 @@ use glam::DVec3;
 use super::classic::Note;
 use super::fields::Fields;
 use super::tree::{NodeId, Scene};
+use crate::math::num::index;
 
 /// One displacer as read, its moves in the coordinates it displaces.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,7 +81,7 @@ pub(crate) fn read(
     }
     if let Some(bad) = indices
         .iter()
-        .find(|i| !(**i >= 0.0 && (**i as usize) < points))
+        .find(|i| !index(**i).is_some_and(|i| i < points))
     {
         return drop(
             f.at("coordIndex"),
@@ -91,7 +92,7 @@ pub(crate) fn read(
         .iter()
         .zip(displacements.chunks_exact(3))
         .filter_map(|(i, d)| match d {
-            &[x, y, z] => Some((*i as usize, DVec3::new(x, y, z))),
+            &[x, y, z] => Some((index(*i)?, DVec3::new(x, y, z))),
             _ => None,
         })
         .collect();

@@ -317,7 +317,7 @@ fn humanoid_figure(
     };
     figure.name = h.string("name").unwrap_or("").trim().to_owned();
     figure.version = h.string("version").unwrap_or("").to_owned();
-    figure.loa = h.number("loa", -1.0) as i64;
+    figure.loa = crate::math::num::whole(h.number("loa", -1.0)).unwrap_or(-1);
     figure.skeletal_configuration = h
         .string("skeletalConfiguration")
         .unwrap_or("BASIC")

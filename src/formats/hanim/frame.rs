@@ -29,6 +29,7 @@ use glam::{DMat4, DQuat, DVec3, Mat4};
 use super::fields::to_axis_angle;
 use super::WriteOptions;
 use crate::error::Diagnostics;
+use crate::math::num::to_f32;
 use crate::math::trs::Trs;
 use crate::model::asset::Asset;
 use crate::model::clip::TrackTarget;
@@ -108,7 +109,7 @@ pub(crate) fn fold(
     };
     let frame = HumanoidFrame {
         translation: (translation + 0.0).as_vec3().to_array(),
-        scale: scale as f32,
+        scale: to_f32(scale),
     };
     let [.., angle] = to_axis_angle(rotation);
     diagnostics.info(
@@ -121,7 +122,7 @@ pub(crate) fn fold(
             short(frame.translation[1]),
             short(frame.translation[2]),
             short(frame.scale),
-            short(angle.to_degrees() as f32),
+            short(to_f32(angle.to_degrees())),
         ),
     );
     let mut folded = asset.clone();

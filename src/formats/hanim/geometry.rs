@@ -31,6 +31,7 @@ use glam::{DVec2, DVec3};
 use super::classic::Note;
 use super::fields::Fields;
 use super::tree::{NodeId, Scene};
+use crate::math::num::index;
 
 /// One corner of a triangle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -226,8 +227,8 @@ fn corners(f: &Fields<'_, '_>, count: usize) -> Result<(Vec<Corners>, bool, bool
             .unwrap_or_default()
     };
     let point = |i: f64| -> Result<u32, String> {
-        if i >= 0.0 && (i as usize) < count {
-            u32::try_from(i as usize).map_err(|_| format!("index {i} out of range"))
+        if let Some(k) = index(i).filter(|k| *k < count) {
+            u32::try_from(k).map_err(|_| format!("index {i} out of range"))
         } else {
             Err(format!(
                 "{type_name}: index {i} is not one of its {count} points"
@@ -259,11 +260,9 @@ fn corners(f: &Fields<'_, '_>, count: usize) -> Result<(Vec<Corners>, bool, bool
                 let corner = |c: usize| -> Result<(u32, u32), String> {
                     let p = point(polygon.get(c).copied().unwrap_or(-1.0))?;
                     let t = tex.get(c).copied().unwrap_or(-1.0);
-                    let t = if t >= 0.0 && t < f64::from(u32::MAX) {
-                        t as u32
-                    } else {
-                        u32::MAX
-                    };
+                    let t = index(t)
+                        .and_then(|t| u32::try_from(t).ok())
+                        .unwrap_or(u32::MAX);
                     Ok((p, t))
                 };
                 for c in 2..polygon.len() {

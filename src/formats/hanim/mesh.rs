@@ -50,6 +50,7 @@ use super::figure::{self, kind, Figure, Kind};
 use super::geometry::{Corner, Surface};
 use super::tree::{NodeId, Scene};
 use super::{segments, skin};
+use crate::math::num::to_f32;
 use crate::model::mesh::{Material, MorphTarget, SkinnedMesh};
 use crate::model::skeleton::{JointId, Skeleton};
 
@@ -311,7 +312,7 @@ fn add_target(
         positions: deltas,
         normals: Vec::new(),
     });
-    mesh.morph_weights.push(d.displacer.weight as f32);
+    mesh.morph_weights.push(to_f32(d.displacer.weight));
     MorphSource {
         displacer: d.displacer.node,
         mesh: index,

@@ -45,6 +45,7 @@ use super::names::{self, Generation};
 use super::plan_mesh::{plan_meshes, PlannedMeshes};
 use super::WriteOptions;
 use crate::error::{Diagnostics, Error};
+use crate::math::num::{saturating_usize, to_f32};
 use crate::math::sample::Interpolation;
 use crate::model::asset::Asset;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
@@ -644,7 +645,7 @@ fn sites(
             name: socket.name.clone(),
             joint,
             translation: clean(world.translation).to_array(),
-            rotation: [x as f32, y as f32, z as f32, angle as f32],
+            rotation: [to_f32(x), to_f32(y), to_f32(z), to_f32(angle)],
             scale: scale.to_array(),
         });
     }
@@ -689,9 +690,7 @@ fn clips(
                 let n = track.components();
                 let keys: Vec<f32> = times
                     .iter()
-                    .map(|t| {
-                        ((f64::from(*t) - f64::from(start.min(0.0))) / f64::from(cycle)) as f32
-                    })
+                    .map(|t| to_f32((f64::from(*t) - f64::from(start.min(0.0))) / f64::from(cycle)))
                     .collect();
                 let mut found = false;
                 for d in displacers
@@ -755,7 +754,7 @@ fn clips(
                         }
                         previous = r;
                         let [x, y, z, a] = to_axis_angle(r);
-                        values.extend([x as f32, y as f32, z as f32, a as f32]);
+                        values.extend([to_f32(x), to_f32(y), to_f32(z), to_f32(a)]);
                     }
                 }
                 Target::Translation => {
@@ -787,14 +786,15 @@ fn clips(
                     let q = own_world.rotation.as_dquat().normalize();
                     if !uniform && !q.abs_diff_eq(DQuat::IDENTITY, 1e-7) {
                         let [x, y, z, a] = to_axis_angle(q);
-                        scale_orientations.push((index, [x as f32, y as f32, z as f32, a as f32]));
+                        scale_orientations
+                            .push((index, [to_f32(x), to_f32(y), to_f32(z), to_f32(a)]));
                     }
                 }
                 Target::Weight => {}
             }
             let keys = times
                 .iter()
-                .map(|t| ((f64::from(*t) - f64::from(start.min(0.0))) / f64::from(cycle)) as f32)
+                .map(|t| to_f32((f64::from(*t) - f64::from(start.min(0.0))) / f64::from(cycle)))
                 .collect();
             let joint_name = identifier(
                 joints
@@ -870,7 +870,8 @@ fn keyframes(
         }
         Interpolation::CubicSpline => {
             let (start, end) = (track.start_time(), track.end_time());
-            let count = ((f64::from(end - start) * fps).ceil() as usize).clamp(1, 1 << 20) + 1;
+            let count =
+                saturating_usize((f64::from(end - start) * fps).ceil()).clamp(1, 1 << 20) + 1;
             diagnostics.info(
                 "HANIM_RESAMPLED",
                 "",

@@ -52,6 +52,7 @@ use glam::{DMat3, DMat4, DVec3};
 use super::names;
 use super::plan::identifier;
 use crate::error::Diagnostics;
+use crate::math::num::to_f32;
 use crate::model::asset::Asset;
 use crate::model::mesh::{AlphaMode, Material, SkinnedMesh};
 use crate::model::skeleton::JointId;
@@ -445,10 +446,10 @@ struct Placed<'m> {
 impl Placed<'_> {
     fn push_vertex(&self, v: usize, out: &mut PlannedPoints) {
         if let Some(p) = self.positions.get(v) {
-            out.points.extend([p.x as f32, p.y as f32, p.z as f32]);
+            out.points.extend(p.to_array().map(to_f32));
         }
         if let Some(n) = self.normals.get(v) {
-            out.normals.extend([n.x as f32, n.y as f32, n.z as f32]);
+            out.normals.extend(n.to_array().map(to_f32));
         }
         if let Some([s, t]) = self.uvs.get(v) {
             out.uvs.extend([*s, 1.0 - *t]);

@@ -38,6 +38,7 @@ use crate::mapping::detect::{prune, Mapping};
 use crate::mapping::policy::missing_clause;
 use crate::mapping::table::Table;
 use crate::mapping::{Library, Method, RigMapping};
+use crate::math::num::to_f32;
 use crate::math::text::line_column;
 use crate::math::trs::Trs;
 use crate::model::asset::{Asset, HumanoidSkeleton, ReadOutcome};
@@ -322,7 +323,7 @@ fn sockets(figure: &Figure, frames: &[JointFrame]) -> Vec<Socket> {
             continue;
         };
         let mut trs = Trs::from_mat4(offset.as_mat4());
-        trs.translation *= k as f32;
+        trs.translation *= to_f32(k);
         let mut socket = Socket::new(site.name.clone(), Some(frame.joint));
         socket.translation = trs.translation;
         socket.rotation = trs.rotation;
@@ -467,7 +468,7 @@ fn ball_of_foot(asset: &Asset, foot: JointId, figure: &Figure) -> Option<(JointI
         // The foot's only 1.x toe joint is its toes, whichever way the figure faces (a figure
         // that faces −Z, against H-Anim's +Z, has its toes "behind" the ankle).
         (Some(only), None) | (None, Some(only))
-            if reach(only) <= 0.01 * figure.transform.scale as f32 =>
+            if reach(only) <= 0.01 * to_f32(figure.transform.scale) =>
         {
             return Some((only, "the foot's only 1.x toe joint".to_owned()));
         }
@@ -487,7 +488,7 @@ fn ball_of_foot(asset: &Asset, foot: JointId, figure: &Figure) -> Option<(JointI
     };
     let ahead: Vec<JointId> = chain
         .into_iter()
-        .filter(|j| reach(*j) > 0.01 * figure.transform.scale as f32)
+        .filter(|j| reach(*j) > 0.01 * to_f32(figure.transform.scale))
         .collect();
     let last = *ahead.last()?;
     let total = reach(last);

@@ -18,6 +18,7 @@ use super::mesh::{
     PointData,
 };
 use super::tree::Scene;
+use crate::math::num::to_f32;
 use crate::model::skeleton::JointId;
 
 /// The skin's meshes (one per Shape) and the displacers on its joints.
@@ -234,9 +235,7 @@ fn skin_weights(
         let weights = f.numbers("skinCoordWeight").unwrap_or(&[]);
         for (k, index) in indices.iter().enumerate() {
             let weight = weights.get(k).copied().unwrap_or(1.0);
-            let vertex = (*index >= 0.0)
-                .then_some(*index as usize)
-                .and_then(|i| influences.get_mut(i));
+            let vertex = crate::math::num::index(*index).and_then(|i| influences.get_mut(i));
             match (vertex, u16::try_from(slot)) {
                 (Some(list), Ok(slot)) if weight.is_finite() => list.push((slot, weight)),
                 _ => bad += 1,
@@ -265,7 +264,7 @@ fn skin_weights(
             for (i, (slot, weight)) in list.iter().enumerate() {
                 if let (Some(js), Some(ws)) = (j.get_mut(i), w.get_mut(i)) {
                     *js = *slot;
-                    *ws = (weight / sum) as f32;
+                    *ws = to_f32(weight / sum);
                 }
             }
         } else {

@@ -39,6 +39,7 @@ pub use image::Image;
 pub use scene::{Character, LoadOptions, Pose};
 
 use crate::error::{Diagnostics, Error};
+use crate::math::num::{saturating_u16, saturating_u32};
 
 /// How many pictures an animation has.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -378,7 +379,7 @@ pub fn preview(
     let bytes = match gif {
         Some(stream) => stream.finish(),
         None if options.sheet => {
-            let columns = (pictures.len() as f32).sqrt().ceil() as u32;
+            let columns = saturating_u32((pictures.len() as f64).sqrt().ceil());
             image::encode_png(&image::contact_sheet(&pictures, columns, gpu::BACKGROUND))
         }
         None => match pictures.first() {
@@ -407,9 +408,11 @@ pub fn preview(
 /// second (at least 2: viewers slow faster GIFs down).
 pub fn gif_delay(duration: f32, frames: usize) -> u16 {
     if frames > 1 {
-        (duration / frames as f32 * 100.0)
-            .round()
-            .clamp(2.0, 6000.0) as u16
+        saturating_u16(f64::from(
+            (duration / frames as f32 * 100.0)
+                .round()
+                .clamp(2.0, 6000.0),
+        ))
     } else {
         10
     }
@@ -434,16 +437,18 @@ fn frame_times(
     let duration = character.duration();
     let count = match options.frames {
         Some(Frames::Count(n)) => n,
-        Some(Frames::Fps(fps)) if fps > 0.0 && fps.is_finite() => {
-            (duration * fps).ceil().max(1.0).min(MAX_FRAMES as f32) as u32
-        }
+        Some(Frames::Fps(fps)) if fps > 0.0 && fps.is_finite() => saturating_u32(f64::from(
+            (duration * fps).ceil().max(1.0).min(MAX_FRAMES as f32),
+        )),
         Some(Frames::Fps(fps)) => {
             return Err(Error::unsupported(format!(
                 "--fps {fps}: expected a positive number"
             )))
         }
         None if options.sheet => 8,
-        None => (duration * 15.0).ceil().max(1.0).min(MAX_FRAMES as f32) as u32,
+        None => saturating_u32(f64::from(
+            (duration * 15.0).ceil().max(1.0).min(MAX_FRAMES as f32),
+        )),
     };
     if count == 0 || count > MAX_FRAMES {
         return Err(Error::unsupported(format!(

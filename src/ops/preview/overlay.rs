@@ -7,6 +7,7 @@ use glam::{Mat4, Vec2, Vec3};
 
 use super::camera::Camera;
 use super::scene::{Character, Pose};
+use crate::math::num::saturating_i32;
 use crate::model::HumanBone;
 
 /// An sRGB colour with alpha.
@@ -156,7 +157,7 @@ fn axes(world: &Mat4, length: f32, camera: &Camera, width: f32) -> Vec<Line> {
 /// the camera.
 pub fn grid(camera: &Camera, centre: Vec3, y: f32, extent: f32, spacing: f32) -> Vec<Line> {
     let mut lines = Vec::new();
-    let n = (extent / spacing).floor() as i32;
+    let n = saturating_i32(f64::from((extent / spacing).floor()));
     let x0 = (centre.x / spacing).round() * spacing;
     let z0 = (centre.z / spacing).round() * spacing;
     for k in -n..=n {

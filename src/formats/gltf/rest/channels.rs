@@ -10,6 +10,7 @@ use super::super::json::{Accessor, AnimationSampler, Channel, Index, Ordered, Ta
 use super::data::{NewData, SCALAR, VEC4};
 use super::scene::{Path, Scene};
 use crate::error::Error;
+use crate::math::num::to_f32;
 
 /// Adds, to every animation, a rotation channel for each node of `changed` it does not rotate
 /// (by a node channel or a `KHR_animation_pointer`): one key at the animation's first key time,
@@ -36,7 +37,7 @@ pub(super) fn add_rest_channels(
         if missing.is_empty() {
             continue;
         }
-        let start = clip.start as f32;
+        let start = to_f32(clip.start);
         let input = match inputs.get(&start.to_bits()) {
             Some(index) => *index,
             None => {
@@ -49,9 +50,10 @@ pub(super) fn add_rest_channels(
             let output = match outputs.get(&node) {
                 Some(index) => *index,
                 None => {
-                    let rotation = scene.rest.get(node).map_or([0.0, 0.0, 0.0, 1.0], |r| {
-                        r.rotation.to_array().map(|v| v as f32)
-                    });
+                    let rotation = scene
+                        .rest
+                        .get(node)
+                        .map_or([0.0, 0.0, 0.0, 1.0], |r| r.rotation.to_array().map(to_f32));
                     let index = data.push(&rotation, VEC4, None, false)?;
                     outputs.insert(node, index);
                     index

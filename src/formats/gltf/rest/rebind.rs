@@ -20,6 +20,7 @@ use super::super::json::{Accessor, Get, Index, Skin};
 use super::data::{NewData, Shape, ARRAY_BUFFER, MAT4, VEC3, VEC4};
 use super::scene::{influences_of, vec3s, Scene};
 use crate::error::{Diagnostics, Error};
+use crate::math::num::to_f32;
 use crate::pose::bake::{blend, normal_matrix, rebind_matrix, rebound_inverse_bind};
 
 /// What an attribute holds, for how it is carried.
@@ -177,7 +178,7 @@ fn write_inverse_binds(
     for (s, matrices) in inverse_binds.iter().enumerate() {
         let values: Vec<f32> = matrices
             .iter()
-            .flat_map(|m| m.to_cols_array().map(|v| v as f32))
+            .flat_map(|m| m.to_cols_array().map(to_f32))
             .collect();
         let current = out
             .root
@@ -398,7 +399,7 @@ fn carry(document: &Document, job: &Job, per_vertex: &[DMat4]) -> Result<Vec<f32
     {
         let vector = DVec3::new(at(value, 0), at(value, 1), at(value, 2));
         let carried = carry_one(job.key.kind, m, vector, base.get(v).copied());
-        out.extend(carried.to_array().map(|c| c as f32));
+        out.extend(carried.to_array().map(to_f32));
         if width == 4 {
             out.push(value.get(3).copied().unwrap_or(1.0));
         }

@@ -529,7 +529,7 @@ impl UvTransform {
             let mut out = [default; 2];
             if let Some(values) = json.get(name).and_then(Value::as_array) {
                 for (slot, v) in out.iter_mut().zip(values) {
-                    *slot = v.as_f64().map_or(default, |v| to_f32(v));
+                    *slot = v.as_f64().map_or(default, to_f32);
                 }
             }
             out

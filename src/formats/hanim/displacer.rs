@@ -81,7 +81,7 @@ pub(crate) fn read(
     }
     if let Some(bad) = indices
         .iter()
-        .find(|i| !index(**i).is_some_and(|i| i < points))
+        .find(|i| index(**i).is_none_or(|i| i >= points))
     {
         return drop(
             f.at("coordIndex"),

@@ -31,7 +31,6 @@ use glam::{DVec2, DVec3};
 use super::classic::Note;
 use super::fields::Fields;
 use super::tree::{NodeId, Scene};
-use crate::math::num::index;
 
 /// One corner of a triangle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -227,7 +226,7 @@ fn corners(f: &Fields<'_, '_>, count: usize) -> Result<(Vec<Corners>, bool, bool
             .unwrap_or_default()
     };
     let point = |i: f64| -> Result<u32, String> {
-        if let Some(k) = index(i).filter(|k| *k < count) {
+        if let Some(k) = crate::math::num::index(i).filter(|k| *k < count) {
             u32::try_from(k).map_err(|_| format!("index {i} out of range"))
         } else {
             Err(format!(
@@ -260,7 +259,7 @@ fn corners(f: &Fields<'_, '_>, count: usize) -> Result<(Vec<Corners>, bool, bool
                 let corner = |c: usize| -> Result<(u32, u32), String> {
                     let p = point(polygon.get(c).copied().unwrap_or(-1.0))?;
                     let t = tex.get(c).copied().unwrap_or(-1.0);
-                    let t = index(t)
+                    let t = crate::math::num::index(t)
                         .and_then(|t| u32::try_from(t).ok())
                         .unwrap_or(u32::MAX);
                     Ok((p, t))

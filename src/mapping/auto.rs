@@ -47,7 +47,7 @@
 //!
 //! A bone the rig does not have stays missing: a neighbour never fills it (the `--map auto`
 //! path also drops the auto-mapper's answer where it contradicts a table's names, see
-//! [`super::map_rig`]). `tests/automap.rs` checks this on the mannequin and every corpus rig
+//! [`super::map_rig`]). `tests/library/automap.rs` checks this on the mannequin and every corpus rig
 //! turned, in an A-pose, renamed, with parts removed, with control bones, and scaled.
 //!
 //! End joints (leaves that no vertex is weighted to and no node hangs from: Mixamo `*_End`,

@@ -3,7 +3,7 @@
 //! H-Anim file converts to a GLB (with its skin or segment shapes) the Khronos validator
 //! accepts, and JoeKick retargets onto the mannequin.
 //! (The readers and writers themselves are checked against X_ITE, Castle and hand-written
-//! evaluation in `tests/hanim.rs`.)
+//! evaluation in `tests/library/hanim.rs`.)
 
 use serde_json::Value;
 

@@ -30,9 +30,6 @@
 //!   lands where it did (1e-5 m, the 0.x file turned back by `(−x, y, −z)`), and so do they at
 //!   every key time of every embedded animation;
 //! - (c) as above, and our `validate` passes the 0.x file.
-#![cfg(feature = "corpus")]
-
-#[path = "vrm_downgrade/gltf_oracle.rs"]
 mod gltf_oracle;
 
 use std::collections::{BTreeMap, BTreeSet};

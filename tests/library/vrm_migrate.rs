@@ -13,7 +13,6 @@
 //!   file (`--rest`, exit 0) and reports the same rest positions;
 //! - (c) with `HUMANOID_GLTF_VALIDATOR` pointing at the Khronos validator's `validate.js`, the
 //!   written file has no error code the input did not already have, and no more errors.
-#![cfg(feature = "corpus")]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@
 //! the unchanged rig once its torso and limbs are right). Each variant is built in the model
 //! (no file written) and mapped two ways: the `--map auto` path (the best table, else the
 //! auto-mapper; [`map_rig`]) and the auto-mapper alone ([`auto_map`]). The totals are printed
-//! per variant kind (`cargo test --test automap -- --nocapture`); missing is allowed, wrong is
+//! per variant kind (`cargo test --test library automap -- --nocapture`); missing is allowed, wrong is
 //! not (0 wrong on every corpus rig and the mannequin). Small rigs check the facing cues: no
 //! cue leaves the sides missing, bent elbows and feet tell it.
 

@@ -8,7 +8,7 @@ use base64::Engine;
 use humanoid::formats::gltf::json::Index;
 use humanoid::formats::gltf::{accessor, Document};
 
-use crate::support::{assert_same_json, split_glb, value};
+use super::support::{assert_same_json, split_glb, value};
 
 const MIN_FILES: usize = 10;
 

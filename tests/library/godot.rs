@@ -742,7 +742,7 @@ const CUSTOM_TOML: &str = r#"
 name = "koshi"
 title = "Koshi"
 description = "the test's made-up convention"
-source = "tests/godot.rs"
+source = "tests/library/godot.rs"
 [bones]
 hips = "koshi"
 spine = "sebone"

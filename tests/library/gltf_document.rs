@@ -4,11 +4,9 @@
 //! from the `gltf` crate as an independent reader), never from the code under test. Inputs are
 //! built here by hand; only `corpus` (feature `corpus`) reads `../shared`.
 
-#[path = "gltf_document/support.rs"]
 mod support;
 
 #[cfg(feature = "corpus")]
-#[path = "gltf_document/corpus.rs"]
 mod corpus;
 
 use std::path::Path;

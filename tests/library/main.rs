@@ -1,0 +1,18 @@
+//! The library's integration tests, one binary (the CLI's are in `tests/it`, the preview's in
+//! `tests/preview`): each module checks one part of the public API against independent
+//! evaluation written in that module. Modules marked `corpus` read `../shared` and run with
+//! `--features corpus`. Run one module with `cargo test --test library bvh::`.
+
+mod automap;
+mod bvh;
+mod gltf_document;
+mod godot;
+mod hanim;
+mod hanim_appearance;
+mod mapping_tables;
+mod normalize;
+mod sockets;
+#[cfg(feature = "corpus")]
+mod vrm_downgrade;
+#[cfg(feature = "corpus")]
+mod vrm_migrate;

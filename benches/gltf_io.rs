@@ -9,6 +9,15 @@
 //! keys, about 9 MB of animation data), written once into a temporary folder. The comparison
 //! with `cp` on a 98 MB file is `scripts/bench-convert.sh`.
 
+// Tests and benches may unwrap, expect, panic and narrow: a failure is the point (the library
+// denies these in Cargo.toml's [lints]).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

@@ -10,6 +10,15 @@
 //! a generated humanoid of the 146 HAnim 2.0 joints with a clip of `KEYS` keys per joint,
 //! written by the crate's own writers as X3D XML and ClassicVRML (about 50 MB each).
 
+// Tests and benches may unwrap, expect, panic and narrow: a failure is the point (the library
+// denies these in Cargo.toml's [lints]).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

@@ -5,6 +5,15 @@
 //! frame after start-up (targets: ≤ 50 ms) and a 60-frame GIF, rendered and encoded (≤ 5 s).
 //! Skips, saying why, when there is no adapter.
 
+// Tests and benches may unwrap, expect, panic and narrow: a failure is the point (the library
+// denies these in Cargo.toml's [lints]).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
+
 use std::collections::HashMap;
 use std::time::Instant;
 

@@ -2,6 +2,15 @@
 //! independent evaluation, and (with `--features corpus`) the shared corpus and the Khronos
 //! validator.
 
+// Tests and benches may unwrap, expect, panic and narrow: a failure is the point (the library
+// denies these in Cargo.toml's [lints]).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
+
 mod cli;
 mod cli_messages;
 #[cfg(feature = "corpus")]

@@ -3,6 +3,15 @@
 //! background where they belong, joint dots where the joints project, bad input refused or
 //! drawn without what is broken, and the CLI. Tests that need a GPU adapter (Vulkan or GL;
 //! Mesa's software drivers do) print why and skip when there is none.
+
+// Tests and benches may unwrap, expect, panic and narrow: a failure is the point (the library
+// denies these in Cargo.toml's [lints]).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
 #![cfg(feature = "preview")]
 
 mod bad_input;

@@ -84,8 +84,8 @@ fn retarget_100k_keys(bencher: divan::Bencher) {
 fn pose_idle_loop_on_debug_robot(bencher: divan::Bencher) {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     let (Ok(anim), Ok(model)) = (
-        humanoid::read(&shared.join("vrma/idle_loop.vrma")),
-        humanoid::read(&shared.join("vrm/debug_robot.vrm")),
+        humanoid::read_asset(&shared.join("vrma/idle_loop.vrma")),
+        humanoid::read_asset(&shared.join("vrm/debug_robot.vrm")),
     ) else {
         eprintln!("../shared/corpus not found: skipped");
         return;

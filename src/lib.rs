@@ -32,7 +32,7 @@
 //!
 //! let dir = tempfile::tempdir()?;
 //! humanoid::demo::write_demo(dir.path(), false)?; // mannequin.glb, with clips
-//! let character = humanoid::read(&dir.path().join("mannequin.glb"))?;
+//! let character = humanoid::read_asset(&dir.path().join("mannequin.glb"))?;
 //! let hips = character.asset.humanoids[0].bones.get(HumanBone::Hips);
 //! assert!(hips.is_some());
 //! println!("{} clips, e.g. {:?}", character.asset.clips.len(), character.asset.clips[0].name);
@@ -45,7 +45,7 @@
 //!     &RetargetOptions::default(),
 //! )?;
 //! assert_eq!(report.format, humanoid::formats::Format::Vrma);
-//! let vrma = humanoid::read(&out)?;
+//! let vrma = humanoid::read_asset(&out)?;
 //! assert_eq!(vrma.asset.clips.len(), 1);
 //! assert!(vrma.asset.humanoids[0].bones.get(HumanBone::LeftUpperArm).is_some());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -67,7 +67,7 @@
 //! convert(&glb, &x3d, &ConvertOptions::default())?; // H-Anim 2.0, X3D XML
 //! convert(&x3d, &back, &ConvertOptions::default())?;
 //!
-//! let (before, after) = (humanoid::read(&glb)?.asset, humanoid::read(&back)?.asset);
+//! let (before, after) = (humanoid::read_asset(&glb)?.asset, humanoid::read_asset(&back)?.asset);
 //! let place = |asset: &humanoid::Asset, bone| {
 //!     let joint = asset.humanoids[0].bones.get(bone).expect("mapped");
 //!     asset.skeleton.rest_world(joint).translation
@@ -91,7 +91,7 @@
 //!
 //! let dir = tempfile::tempdir()?;
 //! humanoid::demo::write_demo(dir.path(), false)?;
-//! let mannequin = humanoid::read(&dir.path().join("mannequin.glb"))?.asset;
+//! let mannequin = humanoid::read_asset(&dir.path().join("mannequin.glb"))?.asset;
 //!
 //! // The mannequin's skeleton as an exporter might name it: J0, J1, …, with no humanoid.
 //! let skeleton = &mannequin.skeleton;
@@ -159,6 +159,8 @@ pub mod asset {
 }
 pub use model::clip_choice;
 
-pub use asset::{read, Asset, ReadOutcome};
+pub use asset::{Asset, ReadOutcome};
 pub use convert::{convert, ConvertOptions};
 pub use error::{Diagnostic, Diagnostics, Error, Location, Severity};
+pub use ops::read::{read, read_asset, read_bytes, Read, ReadOptions};
+pub use ops::write::{write, WriteOptions, Written};

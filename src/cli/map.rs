@@ -43,7 +43,7 @@ impl MapCommandArgs {
             forced,
             diagnostics,
         } = self.maps.tables()?;
-        let asset = humanoid::read(file)?.asset;
+        let asset = humanoid::read_asset(file)?.asset;
         let (report, mapped) = match (forced.as_deref(), declared(&asset)) {
             (None, Some(humanoid)) => (
                 MapReport::declared(&asset, humanoid),

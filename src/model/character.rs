@@ -4,6 +4,7 @@
 
 use std::any::Any;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::asset::Asset;
@@ -38,6 +39,9 @@ pub struct Character {
     pub sockets: Vec<Socket>,
     /// What the adapter that read it keeps for writing the same family back losslessly.
     pub carry: Carry,
+    /// The file it was read from (`None` when it was read from bytes or built): a write never
+    /// replaces it, and messages about it name it.
+    pub source: Option<PathBuf>,
 }
 
 impl Character {
@@ -49,6 +53,7 @@ impl Character {
             mesh_nodes: Vec::new(),
             sockets: Vec::new(),
             carry: Carry::default(),
+            source: None,
         }
     }
 }

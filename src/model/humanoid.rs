@@ -1,8 +1,8 @@
-//! A humanoid character: a skeleton, which of its joints are the canonical bones, sockets and
-//! metadata.
+//! Which joints of a skeleton are the canonical bones ([`BoneMap`]), and a character's
+//! authorship ([`Meta`]). The whole character is [`crate::model::Character`].
 //!
 //! ```
-//! use humanoid::model::humanoid::{BoneMap, Humanoid, Meta};
+//! use humanoid::model::humanoid::BoneMap;
 //! use humanoid::model::skeleton::{RawJoint, Skeleton};
 //! use humanoid::model::{HumanBone, Profile};
 //! use humanoid::pose::trs::Trs;
@@ -15,18 +15,18 @@
 //! let mut bones = BoneMap::new();
 //! bones.set(HumanBone::Hips, Some(ids[0]));
 //! bones.set(HumanBone::Spine, Some(ids[1]));
-//! let character = Humanoid::new(skeleton, bones);
-//! assert_eq!(character.bone_joint(HumanBone::Spine), Some(ids[1]));
-//! assert_eq!(character.joint_bone(ids[0]), Some(HumanBone::Hips));
+//! assert_eq!(bones.get(HumanBone::Spine), Some(ids[1]));
+//! assert_eq!(bones.bone_of(ids[0]), Some(HumanBone::Hips));
+//! assert_eq!(skeleton.name(ids[1]), "Spine");
 //! // VRM 1.0 needs 15 bones; 13 are missing, all listed in one error.
-//! let missing = character.bones.require(Profile::Vrm1).unwrap_err();
+//! let missing = bones.require(Profile::Vrm1).unwrap_err();
 //! assert_eq!(missing.bones.len(), 13);
 //! # Ok::<(), humanoid::model::skeleton::SkeletonError>(())
 //! ```
 
 use std::fmt;
 
-use crate::model::skeleton::{JointId, Skeleton};
+use crate::model::skeleton::JointId;
 use crate::model::{HumanBone, Profile};
 
 /// Which joint each canonical bone is: an array indexed by [`HumanBone::index`].
@@ -144,47 +144,9 @@ pub struct Meta {
     pub extra: Vec<(String, String)>,
 }
 
-/// A humanoid character in canonical terms.
-///
-/// See the [module docs](self) for an example.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Humanoid {
-    /// Every joint of the character.
-    pub skeleton: Skeleton,
-    /// Which joints are the canonical bones.
-    pub bones: BoneMap,
-    /// Attachment points ([`crate::model::socket`]).
-    pub sockets: Vec<crate::model::socket::Socket>,
-    /// Authorship and licence.
-    pub meta: Meta,
-}
-
-impl Humanoid {
-    /// A humanoid with no sockets and empty metadata.
-    pub fn new(skeleton: Skeleton, bones: BoneMap) -> Humanoid {
-        Humanoid {
-            skeleton,
-            bones,
-            sockets: Vec::new(),
-            meta: Meta::default(),
-        }
-    }
-
-    /// The joint of `bone`, if mapped.
-    pub fn bone_joint(&self, bone: HumanBone) -> Option<JointId> {
-        self.bones.get(bone)
-    }
-
-    /// The bone mapped to `joint`, if any (see [`BoneMap::bone_of`]).
-    pub fn joint_bone(&self, joint: JointId) -> Option<HumanBone> {
-        self.bones.bone_of(joint)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::trs::Trs;
 
     fn joint(index: usize) -> JointId {
         JointId::from_index(index).unwrap()
@@ -237,24 +199,5 @@ mod tests {
             17,
             "every Godot-required bone"
         );
-    }
-
-    #[test]
-    fn humanoid_lookups() {
-        let (skeleton, ids) = Skeleton::from_raw(vec![crate::model::skeleton::RawJoint {
-            name: "J_Bip_C_Hips".into(),
-            parent: None,
-            rest: Trs::IDENTITY,
-        }])
-        .unwrap();
-        let mut bones = BoneMap::new();
-        bones.set(HumanBone::Hips, Some(ids[0]));
-        let mut h = Humanoid::new(skeleton, bones);
-        h.sockets
-            .push(crate::model::socket::Socket::new("eyes", Some(ids[0])));
-        assert_eq!(h.bone_joint(HumanBone::Hips), Some(ids[0]));
-        assert_eq!(h.bone_joint(HumanBone::Head), None);
-        assert_eq!(h.joint_bone(ids[0]), Some(HumanBone::Hips));
-        assert_eq!(h.meta, Meta::default());
     }
 }

@@ -91,6 +91,80 @@ pub struct Material {
     pub double_sided: bool,
     /// How alpha is used (glTF `alphaMode`, `alphaCutoff`).
     pub alpha_mode: AlphaMode,
+    /// A toon material's own parameters (VRM MToon), beside the base colour every reader
+    /// understands; `None` for a plain material.
+    pub toon: Option<Toon>,
+}
+
+/// The parameters of a toon material (VRM's MToon, in `VRMC_materials_mtoon` 1.0 terms: linear
+/// colours, shading shift and toony in its units), as far as the formats that hold one share
+/// them. A writer that cannot hold them says so; the preview draws them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Toon {
+    /// Linear RGB of the shaded side (`shadeColorFactor`).
+    pub shade_color: [f32; 3],
+    /// The shade texture, multiplied by `shade_color` (`shadeMultiplyTexture`).
+    pub shade_texture: Option<Image>,
+    /// Where light turns to shade, −1 to 1 (`shadingShiftFactor`).
+    pub shading_shift: f32,
+    /// How sharp that boundary is, 0 (smooth) to 1 (a step) (`shadingToonyFactor`).
+    pub shading_toony: f32,
+    /// How far global illumination is evened out, 0 to 1 (`giEqualizationFactor`).
+    pub gi_equalization: f32,
+    /// Linear RGB of the rim light (`parametricRimColorFactor`).
+    pub rim_color: [f32; 3],
+    /// Fresnel power of the rim (`parametricRimFresnelPowerFactor`).
+    pub rim_fresnel_power: f32,
+    /// Rim lift (`parametricRimLiftFactor`).
+    pub rim_lift: f32,
+    /// How much the rim follows the light, 0 to 1 (`rimLightingMixFactor`).
+    pub rim_lighting_mix: f32,
+    /// The outline drawn around the surface.
+    pub outline: Outline,
+}
+
+impl Default for Toon {
+    /// `VRMC_materials_mtoon`'s defaults.
+    fn default() -> Self {
+        Toon {
+            shade_color: [0.0; 3],
+            shade_texture: None,
+            shading_shift: 0.0,
+            shading_toony: 0.9,
+            gi_equalization: 0.9,
+            rim_color: [0.0; 3],
+            rim_fresnel_power: 5.0,
+            rim_lift: 0.0,
+            rim_lighting_mix: 1.0,
+            outline: Outline::None,
+        }
+    }
+}
+
+/// A toon material's outline (MToon `outlineWidthMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Outline {
+    /// No outline.
+    #[default]
+    None,
+    /// A hull this many metres wide.
+    World {
+        /// Width in metres.
+        width: f32,
+        /// Linear RGB.
+        color: [f32; 3],
+        /// How much it takes the surface's lighting, 0 to 1.
+        lighting_mix: f32,
+    },
+    /// A hull this fraction of the screen height wide.
+    Screen {
+        /// Width as a fraction of the screen height.
+        width: f32,
+        /// Linear RGB.
+        color: [f32; 3],
+        /// How much it takes the surface's lighting, 0 to 1.
+        lighting_mix: f32,
+    },
 }
 
 impl Default for Material {
@@ -101,6 +175,7 @@ impl Default for Material {
             base_color_texture: None,
             double_sided: false,
             alpha_mode: AlphaMode::Opaque,
+            toon: None,
         }
     }
 }

@@ -20,7 +20,7 @@ pub use bone::{HumanBone, Profile};
 pub use character::{Carry, Character};
 pub use clip::{Clip, Property, Track, TrackError, TrackTarget};
 pub use format::Format;
-pub use humanoid::{BoneMap, Humanoid, Meta, MissingBones};
+pub use humanoid::{BoneMap, Meta, MissingBones};
 pub use skeleton::{JointId, RawJoint, Skeleton, SkeletonError, MAX_JOINTS};
 pub use socket::{Socket, SocketKind};
 pub use validate::validate_bone_map;

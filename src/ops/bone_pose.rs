@@ -37,7 +37,7 @@ use crate::mapping::{map_humanoid, RigMapping};
 use crate::model::asset::{Asset, Facing};
 use crate::model::clip::Clip;
 use crate::model::HumanBone;
-use crate::ops::read::read;
+use crate::ops::read::read_asset as read;
 use crate::pose::fk::Sampler;
 use crate::pose::retarget::{self, Retargeter, Side};
 

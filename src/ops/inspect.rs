@@ -35,7 +35,7 @@ use crate::model::clip::TrackTarget;
 use crate::model::face::LookAtKind;
 use crate::model::Format;
 use crate::model::{HumanBone, Profile};
-use crate::ops::read::read;
+use crate::ops::read::read_asset as read;
 
 /// What `inspect` reports about a file.
 #[derive(Debug, Clone, Serialize)]

@@ -14,3 +14,4 @@ pub mod read;
 pub mod retarget;
 pub mod sockets;
 pub mod vrma_out;
+pub mod write;

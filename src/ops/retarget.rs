@@ -23,7 +23,7 @@ use crate::math::sample::Interpolation;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::HumanBone;
 use crate::ops::convert::{check_output_path, ConvertReport};
-use crate::ops::read::{input_format, read};
+use crate::ops::read::{input_format, read_asset as read};
 use crate::pose::normalized::bone_tracks_from_joint_tracks;
 use crate::pose::retarget::{Keep, Retargeter, Side};
 
@@ -64,7 +64,7 @@ pub struct RetargetOptions {
 /// let options = RetargetOptions { fps: Some(30.0), ..RetargetOptions::default() };
 /// let out = dir.path().join("played.glb");
 /// retarget(&anim, &model, &out, &options)?;
-/// let played = humanoid::read(&out)?.asset;
+/// let played = humanoid::read_asset(&out)?.asset;
 /// assert!(played.clips.iter().any(|c| c.duration() > 0.0));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

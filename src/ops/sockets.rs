@@ -211,11 +211,11 @@ pub fn sockets_of_file(path: &Path, diagnostics: &mut Diagnostics) -> Result<Vec
     if !(format.is_gltf_family() || format.is_hanim()) {
         return Ok(Vec::new());
     }
-    let options = crate::ops::read::CharacterOptions {
+    let options = crate::ops::read::ReadOptions {
         strict_sockets: true,
-        ..crate::ops::read::CharacterOptions::default()
+        ..crate::ops::read::ReadOptions::default()
     };
-    let read = crate::ops::read::read_character(path, &options)?;
+    let read = crate::ops::read::read(path, &options)?;
     diagnostics.extend(read.diagnostics);
     Ok(read.character.sockets)
 }

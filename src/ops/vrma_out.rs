@@ -31,7 +31,7 @@
 //! use std::path::Path;
 //! use humanoid::error::Diagnostics;
 //! # fn main() -> Result<(), humanoid::Error> {
-//! let read = humanoid::read(Path::new("walk.bvh"))?; // mapped by the tables
+//! let read = humanoid::read_asset(Path::new("walk.bvh"))?; // mapped by the tables
 //! let mut diagnostics = Diagnostics::new();
 //! let clip = &read.asset.clips[0];
 //! let vrma = humanoid::vrma_out::vrma_asset(&read.asset, clip, &mut diagnostics)?;

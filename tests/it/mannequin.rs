@@ -46,7 +46,7 @@ fn node_channel_clips_sample_like_an_independent_reader() {
     let bytes = std::fs::read(&nodes_file).unwrap();
     let gltf = gltf::Gltf::from_slice(&bytes).expect("the gltf crate reads the mannequin");
     let blob = gltf.blob.clone().expect("BIN chunk");
-    let asset = humanoid::read(&nodes_file).expect("our reader").asset;
+    let asset = humanoid::read_asset(&nodes_file).expect("our reader").asset;
 
     let mut clips_checked = 0;
     for animation in gltf.animations() {
@@ -118,8 +118,8 @@ fn node_channel_clips_sample_like_an_independent_reader() {
 #[test]
 fn ext_channel_file_reads_back_to_the_same_clips() {
     let (_dir, nodes_file, ext_file) = demo();
-    let nodes = humanoid::read(&nodes_file).unwrap().asset;
-    let ext = humanoid::read(&ext_file).unwrap().asset;
+    let nodes = humanoid::read_asset(&nodes_file).unwrap().asset;
+    let ext = humanoid::read_asset(&ext_file).unwrap().asset;
     let humanoid = &nodes.humanoids[0];
     assert_eq!(ext.clips.len(), nodes.clips.len());
     let mut compared = 0;
@@ -194,8 +194,8 @@ fn committed_mannequin_matches_the_generator() {
         (nodes_file, "mannequin.glb"),
         (ext_file, "mannequin_ext_clips.glb"),
     ] {
-        let fresh = humanoid::read(&generated).unwrap().asset;
-        let committed = humanoid::read(&corpus.join(name))
+        let fresh = humanoid::read_asset(&generated).unwrap().asset;
+        let committed = humanoid::read_asset(&corpus.join(name))
             .unwrap_or_else(|e| {
                 panic!("corpus/{name}: {e} (regenerate: cargo run -- demo -o corpus --force)")
             })

@@ -319,7 +319,7 @@ mod cross_rig {
             args.extend(["--clip", clip]);
         }
         humanoid_ok(&args);
-        let mut source = humanoid::read(&source_path).unwrap().asset;
+        let mut source = humanoid::read_asset(&source_path).unwrap().asset;
         humanoid::mapping::RigMapping::detect()
             .unwrap()
             .attach(&mut source, &source_path)
@@ -328,7 +328,7 @@ mod cross_rig {
             Some(name) => source.clips.iter().find(|c| c.name == name).unwrap(),
             None => &source.clips[0],
         };
-        let target = humanoid::read(&out).unwrap().asset;
+        let target = humanoid::read_asset(&out).unwrap().asset;
         let target_clip = target.clips.last().unwrap();
         let (sf, tf) = (facing(&source), facing(&target));
         // At the source's keys (between keys the two clips interpolate different quantities).
@@ -517,8 +517,8 @@ mod to_bvh {
                 s(out),
             ]);
         }
-        let glb = humanoid::read(&glb).unwrap().asset;
-        let bvh = humanoid::read(&bvh).unwrap().asset;
+        let glb = humanoid::read_asset(&glb).unwrap().asset;
+        let bvh = humanoid::read_asset(&bvh).unwrap().asset;
         let clip_glb = glb
             .clips
             .iter()
@@ -647,7 +647,7 @@ mod beyond_three_vrm {
             .stdout,
         )
         .unwrap();
-        let anim = humanoid::read(&anim_path).unwrap().asset;
+        let anim = humanoid::read_asset(&anim_path).unwrap().asset;
         let clip = &anim.clips[0];
         let bones = anim.humanoids[0].bones;
         let rest = world_rotations(&anim, &humanoid::model::Clip::new("rest"), 0.0);

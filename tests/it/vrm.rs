@@ -501,7 +501,7 @@ mod oracle {
     fn vrma_tracks_read_as_three_vrm_plays_them() {
         use humanoid::model::clip::{Property, TrackTarget};
         // test.vrma: one arm rotation, the `happy` expression and the gaze.
-        let test = humanoid::read(&shared().join("corpus/vrma/test.vrma")).unwrap();
+        let test = humanoid::read_asset(&shared().join("corpus/vrma/test.vrma")).unwrap();
         let clip = &test.asset.clips[0];
         let expected = oracle("expected_anim_debug_robot__test.json");
         let happy = test
@@ -527,7 +527,7 @@ mod oracle {
 
         // idle_loop.vrma: the hips move through a root scaled by 0.01; three-vrm plays the
         // model-space position times the hips-height ratio.
-        let idle = humanoid::read(&shared().join("corpus/vrma/idle_loop.vrma")).unwrap();
+        let idle = humanoid::read_asset(&shared().join("corpus/vrma/idle_loop.vrma")).unwrap();
         let clip = &idle.asset.clips[0];
         let track =
             humanoid::formats::vrm::vrma::hips_offset_track(&idle.asset, clip).expect("hips track");
@@ -587,7 +587,9 @@ mod oracle {
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
         let model = dir.path().join("mannequin.vrm");
         humanoid_ok(&["convert", s(&corpus.join("mannequin.glb")), s(&model)]);
-        let source = humanoid::read(&corpus.join("mannequin.glb")).unwrap().asset;
+        let source = humanoid::read_asset(&corpus.join("mannequin.glb"))
+            .unwrap()
+            .asset;
         let walk = source.clips.iter().find(|c| c.name == "walk").unwrap();
         let bones = source.humanoids[0].bones;
         for (input, name) in [

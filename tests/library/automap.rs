@@ -714,7 +714,7 @@ mod corpus {
 
     /// A rig read from the corpus, declaring its humanoid.
     fn declared(file: &str) -> Option<Rig> {
-        let asset = humanoid::read(&corpus().join(file)).unwrap().asset;
+        let asset = humanoid::read_asset(&corpus().join(file)).unwrap().asset;
         let reference = asset.humanoids.first()?.bones;
         reference.get(HumanBone::Hips)?;
         Some(Rig {
@@ -727,7 +727,7 @@ mod corpus {
     /// A rig that declares no humanoid: its torso and limbs written out by hand (`@` is the
     /// side's marker), the rest from the mapping of the unchanged rig once those are right.
     fn expected(file: &str, left: &str, right: &str, list: &[(&str, &str)]) -> Rig {
-        let asset = humanoid::read(&corpus().join(file)).unwrap().asset;
+        let asset = humanoid::read_asset(&corpus().join(file)).unwrap().asset;
         let s = &asset.skeleton;
         let mut reference = BoneMap::new();
         for (bone, name) in list {

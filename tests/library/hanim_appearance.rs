@@ -521,6 +521,7 @@ impl DrawnLook {
                 1 => AlphaMode::Blend,
                 _ => AlphaMode::Mask(self.cutoff),
             },
+            toon: None,
         }
     }
 
@@ -794,6 +795,7 @@ fn source_primitives(path: &Path) -> Vec<SourcePrimitive> {
                         AlphaMode::Mask(m.alpha_cutoff().unwrap_or(0.5))
                     }
                 },
+                toon: None,
             });
             out.push(SourcePrimitive {
                 name: format!("{}#{}", mesh.name().unwrap_or(""), primitive.index()),

@@ -72,7 +72,7 @@ fn corpus(name: &str) -> PathBuf {
 
 /// Bone name → (node name, rest world position) of a file, as `humanoid::read` sees it.
 fn read_bones(path: &Path) -> BTreeMap<String, (String, Vec3)> {
-    let outcome = humanoid::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let outcome = humanoid::read_asset(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let asset = &outcome.asset;
     let humanoid = asset
         .humanoids

@@ -677,6 +677,8 @@ pub(super) fn material(
                 Some("BLEND") => AlphaMode::Blend,
                 _ => AlphaMode::Opaque,
             },
+            // MToon's parameters are the VRM adapter's to read (the VRM materials issue).
+            toon: None,
         },
         uv_source,
     )

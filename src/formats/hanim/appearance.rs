@@ -186,6 +186,7 @@ impl<'p> Appearances<'p> {
                 base_color_texture: image,
                 double_sided: !solid,
                 alpha_mode,
+                toon: None,
             }),
             tex_transform,
         }

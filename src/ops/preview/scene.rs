@@ -101,11 +101,11 @@ impl Character {
         options: &LoadOptions,
         diagnostics: &mut Diagnostics,
     ) -> Result<Character, Error> {
-        let read_options = crate::ops::read::CharacterOptions {
+        let read_options = crate::ops::read::ReadOptions {
             meshes: crate::ops::read::MeshDetail::Bind,
-            ..crate::ops::read::CharacterOptions::default()
+            ..crate::ops::read::ReadOptions::default()
         };
-        let read = crate::ops::read::read_character(path, &read_options)?;
+        let read = crate::ops::read::read(path, &read_options)?;
         let mut found = read.diagnostics;
         if let Some(document) = read.character.carry.get::<gltf::Document>() {
             found = super::materials::reword_not_drawn(document, found);
@@ -395,7 +395,7 @@ fn retargeted(
     path: &Path,
     diagnostics: &mut Diagnostics,
 ) -> Result<Clip, Error> {
-    let mut source = crate::ops::read::read(anim)?.asset;
+    let mut source = crate::ops::read::read_asset(anim)?.asset;
     crate::mapping::map_humanoid(&mut source, anim, None)?
         .note(&anim.display().to_string(), diagnostics);
     if asset.humanoids.is_empty() {

@@ -22,30 +22,35 @@
 //!
 //! ## Reading a character, retargeting a clip onto it, writing a `.vrma`
 //!
-//! The bundled mannequin stands in for your files here. [`read`] takes any supported file;
-//! [`retarget`](ops::retarget::retarget) plays one file's clip on another character (world deltas
-//! from the T-pose) and writes the result, here as a VRM animation.
+//! The bundled mannequin stands in for your files here. [`read()`] takes any supported file
+//! (or [`read_bytes`] its bytes) and gives a whole [`model::Character`]: skeleton, humanoid
+//! bone maps, clips, meshes, sockets. [`write()`] writes a character in any format we write.
+//! [`retarget`](ops::retarget::retarget) plays one file's clip on another character (world
+//! deltas from the T-pose) and writes the result, here as a VRM animation.
 //!
 //! ```
 //! use humanoid::model::HumanBone;
 //! use humanoid::retarget::{retarget, RetargetOptions};
+//! use humanoid::{ReadOptions, WriteOptions};
 //!
 //! let dir = tempfile::tempdir()?;
 //! humanoid::demo::write_demo(dir.path(), false)?; // mannequin.glb, with clips
-//! let character = humanoid::read_asset(&dir.path().join("mannequin.glb"))?;
+//! let glb = dir.path().join("mannequin.glb");
+//! let character = humanoid::read(&glb, &ReadOptions::default())?.character;
 //! let hips = character.asset.humanoids[0].bones.get(HumanBone::Hips);
 //! assert!(hips.is_some());
 //! println!("{} clips, e.g. {:?}", character.asset.clips.len(), character.asset.clips[0].name);
 //!
+//! // One of its clips, as a VRMA.
+//! let name = character.asset.clips[0].name.clone();
+//! let clip = WriteOptions { clip: Some(name), ..WriteOptions::default() };
+//! humanoid::write(&character, &dir.path().join("own.vrma"), &clip)?;
+//!
+//! // A clip of one file retargeted onto another character (here the same one).
 //! let out = dir.path().join("walk.vrma");
-//! let report = retarget(
-//!     &dir.path().join("mannequin.glb"), // the animation
-//!     &dir.path().join("mannequin.glb"), // the character it plays on
-//!     &out,
-//!     &RetargetOptions::default(),
-//! )?;
+//! let report = retarget(&glb, &glb, &out, &RetargetOptions::default())?;
 //! assert_eq!(report.format, humanoid::formats::Format::Vrma);
-//! let vrma = humanoid::read_asset(&out)?;
+//! let vrma = humanoid::read(&out, &ReadOptions::default())?.character;
 //! assert_eq!(vrma.asset.clips.len(), 1);
 //! assert!(vrma.asset.humanoids[0].bones.get(HumanBone::LeftUpperArm).is_some());
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -165,15 +165,15 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
 /// # Errors
 /// As [`inspect`]; the rig is not a humanoid.
 pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspection, Error> {
-    // A glTF-family file is opened once: the asset and its sockets come from one document.
-    let (mut read, sockets) = if crate::ops::read::input_format(path)?.is_gltf_family() {
-        let document = crate::formats::gltf::Document::open(path)?;
-        let mut read = crate::formats::vrm::asset_from_document(&document)?;
-        let sockets =
-            crate::ops::sockets::sockets_of(&document, &read.asset, &mut read.diagnostics)?;
-        (read, sockets)
-    } else {
-        (read(path)?, Vec::new())
+    let options = crate::ops::read::ReadOptions {
+        strict_sockets: true,
+        ..crate::ops::read::ReadOptions::default()
+    };
+    let read = crate::ops::read::read(path, &options)?;
+    let sockets = read.character.sockets;
+    let mut read = crate::model::ReadOutcome {
+        asset: read.character.asset,
+        diagnostics: read.diagnostics,
     };
     if let Some(mapping) = mapping {
         mapping

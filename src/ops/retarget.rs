@@ -99,8 +99,14 @@ pub fn retarget(
             model.display()
         )));
     }
-    let mut document = gltf::Document::open(model)?;
-    let mut target = vrm::asset_from_document(&document)?.asset;
+    let read_model = crate::ops::read::read(model, &crate::ops::read::ReadOptions::default())?;
+    let mut document = read_model
+        .character
+        .carry
+        .get::<gltf::Document>()
+        .cloned()
+        .ok_or_else(|| Error::unsupported(format!("{}: no glTF document", model.display())))?;
+    let mut target = read_model.character.asset;
     let declared = !target.humanoids.is_empty();
     let mapped = mapping.attach(&mut target, model)?;
     mapped.note(&format!("{} (model)", model.display()), &mut diagnostics);

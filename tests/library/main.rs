@@ -20,6 +20,7 @@ mod hanim;
 mod hanim_appearance;
 mod mapping_tables;
 mod normalize;
+mod read_write;
 mod sockets;
 #[cfg(feature = "corpus")]
 mod vrm_downgrade;

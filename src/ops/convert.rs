@@ -11,7 +11,7 @@ use crate::error::{Diagnostics, Error};
 use crate::formats::{gltf, vrm, Format};
 use crate::mapping::Library;
 use crate::model::{Carry, Character, HumanBone};
-use crate::ops::read::{input_format, read, MeshDetail, ReadOptions};
+use crate::ops::read::{input_format, read, Clips, MeshDetail, ReadOptions};
 use crate::ops::write::{write, writes_carried_document, WriteOptions, Written};
 
 /// How to convert.
@@ -107,6 +107,17 @@ pub fn convert(input: &Path, output: &Path, options: &ConvertOptions) -> Result<
         // not; any other output is made from the sockets read.
         strict_sockets: !(source.is_gltf_family() && by_extension.is_gltf_family()),
         mapping: None,
+        // A glTF-family file going to the glTF family (a `.vrma` aside, which may take one
+        // clip of several) is written from its document, animations included: they are not
+        // decoded, so converting a GLB costs little more than copying it.
+        clips: if source.is_gltf_family()
+            && by_extension.is_gltf_family()
+            && by_extension != Format::Vrma
+        {
+            Clips::Skip
+        } else {
+            Clips::Decode
+        },
     };
     let read = read(input, &read_options)?;
     let mut character = read.character;

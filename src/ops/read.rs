@@ -11,6 +11,8 @@ use crate::mapping::RigMapping;
 use crate::model::asset::{Asset, HumanoidSkeleton, ReadOutcome};
 use crate::model::{BoneMap, Carry, Character, Format, HumanBone};
 
+pub use crate::formats::gltf::humanoid::Clips;
+
 /// Which meshes [`read`] reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum MeshDetail {
@@ -35,6 +37,10 @@ pub struct ReadOptions {
     /// `HUMANOID_MAPPED`. Without it a BVH rig, which never declares one, is still mapped by the
     /// built-in tables or the auto-mapper when it can be, and other rigs stay unmapped.
     pub mapping: Option<RigMapping>,
+    /// Whether a glTF-family file's animations are decoded into clips, or left in the carried
+    /// document for a write back to the glTF family ([`Clips::Skip`]: the character then has
+    /// no clips, and a write to another family has none to write).
+    pub clips: Clips,
     /// Invalid sockets (KHR_virtual_transform data) fail the read; otherwise the character
     /// comes back without them and [`Read::socket_error`] says why.
     pub strict_sockets: bool,
@@ -215,7 +221,7 @@ fn read_gltf(input: Input<'_>, options: &ReadOptions) -> Result<Read, Error> {
         Input::File(path) => formats::gltf::Document::open(path)?,
         Input::Bytes { bytes, name } => formats::gltf::Document::from_slice(bytes, name, None)?,
     };
-    let outcome = formats::vrm::asset_from_document(&document)?;
+    let outcome = formats::vrm::asset_from_document_with(&document, options.clips)?;
     let mut diagnostics = outcome.diagnostics;
     let mut character = Character::new(outcome.asset);
     let asset = &character.asset;

@@ -64,6 +64,26 @@ pub fn format_of(document: &Document) -> Format {
 /// unknown interpolation, an accessor of the wrong type for its path, keyframes that are not
 /// finite or not increasing.
 pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
+    asset_from_document_with(document, Clips::Decode)
+}
+
+/// Whether [`asset_from_document_with`] decodes the animations into clips.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Clips {
+    /// Every animation becomes a clip (checked as it is decoded).
+    #[default]
+    Decode,
+    /// The animations stay in the document only, unread and unchecked: for a write back to the
+    /// glTF family, which copies them from there (a 100 MB animation costs nothing).
+    Skip,
+}
+
+/// As [`asset_from_document`], decoding the clips or not.
+///
+/// # Errors
+/// As [`asset_from_document`] (with [`Clips::Skip`], nothing about the animations).
+pub fn asset_from_document_with(document: &Document, clips: Clips) -> Result<ReadOutcome, Error> {
+    let decode_clips = clips == Clips::Decode;
     let mut diagnostics = document.diagnostics().clone();
     let (skeleton, ids) = skeleton(document)?;
     let mut source_indices = vec![0; ids.len()];
@@ -76,7 +96,9 @@ pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
     check_bind_pose(document, &skeleton, &ids, &mut diagnostics);
     let mut clips = Vec::with_capacity(document.root.animations.len());
     for (a, animation) in document.root.animations.iter().enumerate() {
-        clips.push(clip(document, a, animation, &ids, &mut diagnostics)?);
+        if decode_clips {
+            clips.push(clip(document, a, animation, &ids, &mut diagnostics)?);
+        }
     }
     let (skin_joints, weighted_joints) = skin_joints(document, &ids, &mut diagnostics);
     let mut asset = Asset::new(format_of(document), skeleton, source_indices);

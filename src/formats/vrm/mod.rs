@@ -76,7 +76,18 @@ pub fn read_asset(path: &Path) -> Result<ReadOutcome, Error> {
 /// # Errors
 /// As [`gltf::humanoid::asset_from_document`]; a malformed VRM extension.
 pub fn asset_from_document(document: &Document) -> Result<ReadOutcome, Error> {
-    let mut outcome = gltf::humanoid::asset_from_document(document)?;
+    asset_from_document_with(document, gltf::humanoid::Clips::Decode)
+}
+
+/// As [`asset_from_document`], decoding the clips or not ([`gltf::humanoid::Clips`]).
+///
+/// # Errors
+/// As [`asset_from_document`].
+pub fn asset_from_document_with(
+    document: &Document,
+    clips: gltf::humanoid::Clips,
+) -> Result<ReadOutcome, Error> {
+    let mut outcome = gltf::humanoid::asset_from_document_with(document, clips)?;
     let Some(flavour) = flavour(document) else {
         return Ok(outcome);
     };

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use humanoid::convert::ConvertOptions;
-use humanoid::formats::gltf::rest::{NormalizeOptions, RestReference};
 use humanoid::formats::vrm::convert::{MetaOptions, VrmOptions};
+use humanoid::pose::normalize::{NormalizeOptions, RestReference};
 use humanoid::Diagnostics;
 
 use super::bvh_args::BvhOutArgs;

@@ -39,7 +39,7 @@ pub struct ConvertOptions {
     pub bvh_write_scale: Option<f64>,
     /// Rebase the skeleton (and its clips, and with `rebind` its mesh) on the canonical T-pose
     /// before writing (glTF family).
-    pub normalize: Option<gltf::rest::NormalizeOptions>,
+    pub normalize: Option<crate::pose::normalize::NormalizeOptions>,
 }
 
 pub use crate::mapping::RigMapping;
@@ -205,7 +205,7 @@ fn normalize_rest(
     character: Character,
     input: &Path,
     mapping: Option<&RigMapping>,
-    options: &gltf::rest::NormalizeOptions,
+    options: &crate::pose::normalize::NormalizeOptions,
     diagnostics: &mut Diagnostics,
 ) -> Result<Character, Error> {
     let document = match character.carry.get::<gltf::Document>() {

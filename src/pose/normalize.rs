@@ -302,3 +302,34 @@ pub fn t_pose_hips_height(
     let lowest = positions.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
     Some(positions.get(hips.index())?.y - lowest)
 }
+
+/// The pose the normaliser measures against the canonical T-pose (`--rest node|bind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RestReference {
+    /// The nodes' rest TRS, composed along the node chain.
+    #[default]
+    Node,
+    /// The skins' bind pose: each joint's world transform `B · IBM⁻¹`, `B` the skin's
+    /// bind-shape matrix.
+    Bind,
+}
+
+/// What rebasing a character on the canonical T-pose (`convert --normalize`, the glTF
+/// adapter's `normalize_document`) does beyond baking the T-pose into the rest.
+///
+/// ```
+/// use humanoid::pose::normalize::{NormalizeOptions, RestReference};
+/// // `convert --normalize --rest bind --rebind`:
+/// let options = NormalizeOptions { rest: RestReference::Bind, rebind: true };
+/// // `convert --normalize`: the node rest, vertices kept.
+/// assert_eq!(NormalizeOptions::default(), NormalizeOptions { rest: RestReference::Node, rebind: false });
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NormalizeOptions {
+    /// The pose measured (`--rest`).
+    pub rest: RestReference,
+    /// Also bake the mesh into the T-pose (`--rebind`).
+    pub rebind: bool,
+}

@@ -79,34 +79,7 @@ pub const SAMPLES_PER_CLIP: usize = 50;
 /// A new local rest rotation within this angle (radians) of the old one is not written.
 const UNCHANGED: f64 = 1e-6;
 
-/// The pose the normaliser measures against the canonical T-pose (`--rest node|bind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RestReference {
-    /// The nodes' rest TRS, composed along the node chain.
-    #[default]
-    Node,
-    /// The skins' bind pose: each joint's world transform `B · IBM⁻¹` (see the module docs).
-    Bind,
-}
-
-/// What [`normalize_document`] does beyond baking the T-pose into the rest.
-///
-/// ```
-/// use humanoid::formats::gltf::rest::{NormalizeOptions, RestReference};
-/// // `convert --normalize --rest bind --rebind`:
-/// let options = NormalizeOptions { rest: RestReference::Bind, rebind: true };
-/// // `convert --normalize`: the node rest, vertices kept.
-/// assert_eq!(NormalizeOptions::default(), NormalizeOptions { rest: RestReference::Node, rebind: false });
-/// # let _ = options;
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct NormalizeOptions {
-    /// The pose measured (`--rest`).
-    pub rest: RestReference,
-    /// Also bake the mesh into the T-pose (`--rebind`).
-    pub rebind: bool,
-}
+pub use crate::pose::normalize::{NormalizeOptions, RestReference};
 
 /// The largest distance between a vertex in the input and the same vertex in the output, over
 /// the clips.

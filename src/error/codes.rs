@@ -294,7 +294,7 @@ pub const CODES: &[CodeInfo] = &[
     code("MIGRATE_LOOKAT_CURVE_DROPPED", WARNING, "VRM 0.x to 1.0: a look-at range curve that is not the identity was dropped (VRM 1.0 range maps are linear)"),
     code("MIGRATE_LOOKAT_OFFSET", INFO_OR_WARNING, "VRM 0.x to 1.0: firstPersonBoneOffset is missing or malformed, so offsetFromHeadBone was left out and readers use their default"),
     code("MIGRATE_LOOKAT_RANGE_DEFAULT", INFO, "VRM 0.x to 1.0: a missing look-at range (xRange, yRange) got the default"),
-    code("MIGRATE_MATERIALS_DROPPED", WARNING, "VRM 0.x to 1.0: VRM 0.x shader parameters (MToon and other Unity shaders) were not migrated; those materials render as their plain glTF material"),
+    code("MIGRATE_MATERIALS_DROPPED", WARNING, "VRM 0.x to 1.0: VRM 0.x shader parameters of a shader other than MToon and the legacy unlit ones were not migrated; those materials render as their plain glTF material"),
     code("MIGRATE_MESH_SHARED", INFO, "VRM 0.x to 1.0: an annotated mesh is held by several nodes, and each got the annotation (UniVRM annotates only the first)"),
     code("MIGRATE_META_CONFLICT", WARNING, "VRM 0.x to 1.0: commercialUssageName and licenseName disagree on commercial use; the stricter was written"),
     code("MIGRATE_META_LICENSE", INFO, "VRM 0.x to 1.0: the 0.x licenseName was kept as the VRM 1.0 terms it grants"),
@@ -304,6 +304,9 @@ pub const CODES: &[CodeInfo] = &[
     code("MIGRATE_META_THUMBNAIL", WARNING, "VRM 0.x to 1.0: the meta texture is not a texture with an image, so the thumbnail was dropped"),
     code("MIGRATE_META_UNKNOWN_KEY", INFO, "VRM 0.x to 1.0: a meta property that is not VRM 0.x's was dropped"),
     code("MIGRATE_META_VALUE", WARNING, "VRM 0.x to 1.0: a meta value that is not a VRM 0.x value was replaced by the most restrictive VRM 1.0 value"),
+    code("MIGRATE_MTOON", INFO, "VRM 0.x to 1.0: materials migrated from their 0.x shader (VRMC_materials_mtoon, or KHR_materials_unlit for the legacy unlit shaders), as UniVRM migrates them"),
+    code("MIGRATE_MTOON_RIM_MIX", INFO, "VRM 0.x to 1.0: an MToon _RimLightingMix other than 1 became rimLightingMixFactor 1, as UniVRM migrates it"),
+    code("MIGRATE_MTOON_SHADE_TEXTURE", INFO, "VRM 0.x to 1.0: an MToon material without _ShadeTexture got the main texture as its shade multiply texture, as UniVRM migrates it"),
     code("MIGRATE_SAMPLER_SPLIT", INFO, "VRM 0.x to 1.0: an animation sampler shared by channels whose values turn differently was copied, one copy per kind"),
     code("MIGRATE_SPRING_BRANCH", WARNING, "VRM 0.x to 1.0: nodes swayed as second or later children in a spring tree are not joints of any VRM 1.0 spring (as in UniVRM's migration)"),
     code("MIGRATE_SPRING_DEFAULT", INFO, "VRM 0.x to 1.0: a bone group's missing settings got UniVRM 0.x's defaults"),
@@ -311,6 +314,7 @@ pub const CODES: &[CodeInfo] = &[
     code("MIGRATE_SPRING_INVALID", WARNING, "VRM 0.x to 1.0: an unusable collider or collider group was dropped (or kept empty so that indices hold)"),
     code("MIGRATE_SPRING_TAIL", INFO_OR_WARNING, "VRM 0.x to 1.0: tail nodes 7 cm beyond spring leaves were added (VRM 1.0 springs end at a node), or a leaf without a translation got its tail on the node"),
     code("MIGRATE_UNKNOWN_BONE", WARNING, "VRM 0.x to 1.0: a humanoid entry that is not a VRM 0.x bone name was dropped"),
+    code("MIGRATE_UNLIT_ZWRITE", INFO, "VRM 0.x to 1.0: a VRM/UnlitTransparentZWrite material became a KHR_materials_unlit BLEND material, which writes no depth"),
     code("MIGRATE_VRM0_PROPERTY_DROPPED", INFO, "VRM 0.x to 1.0: a property of the VRM extension that is not VRM 0.x's was dropped"),
 
     // MORPH_

@@ -27,5 +27,7 @@ mod retarget;
 mod sockets;
 mod util;
 mod vrm;
+#[cfg(feature = "corpus")]
+mod vrm_materials;
 mod vrm_meta;
 mod vrma_out;

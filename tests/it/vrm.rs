@@ -642,8 +642,8 @@ mod oracle {
         let out = dir.path().join("godette_1.vrm");
         let run = humanoid_ok(&["convert", s(&file), s(&out), "--to", "vrm1"]);
         assert!(
-            run.stdout.contains("MIGRATE_MATERIALS_DROPPED"),
-            "what was lost is reported: {}",
+            run.stdout.contains("MIGRATE_MTOON"),
+            "what was migrated is reported: {}",
             run.stdout
         );
         let ours: Value =

@@ -16,7 +16,7 @@
 //! 2. **The extension JSON** is rebuilt for 1.0: `humanoid.rs`, `meta.rs`, `look_at.rs`
 //!    (0.x `firstPerson` → `lookAt` and `firstPerson`), `expressions.rs` (0.x
 //!    `blendShapeMaster`), `spring.rs` (0.x `secondaryAnimation` → `VRMC_springBone`), and
-//!    `materials.rs` (0.x `materialProperties`, reported, not migrated). Every other
+//!    `materials.rs` (0.x `materialProperties`: MToon and the legacy unlit shaders migrated). Every other
 //!    extension, extra and unknown property passes through untouched; `extensionsUsed` swaps
 //!    `VRM` for `VRMC_vrm` (and `VRMC_springBone`) in place.
 //!
@@ -139,7 +139,7 @@ pub fn migrate_vrm0_to_vrm1(document: &Document) -> Result<(Document, Diagnostic
     turn_scene(document, &mut out, &mut diagnostics)?;
     let (vrm1, spring_bone) = extensions(vrm, &mut out, file, &mut diagnostics)?;
     install(&mut out, vrm1, spring_bone);
-    materials::report_dropped(vrm, &mut diagnostics);
+    materials::migrate(vrm, &mut out.root, &mut diagnostics);
     report_unknown_keys(vrm, &mut diagnostics);
     if let Some(error) = validate::into_error(&out.validate(), file) {
         return Err(error);

@@ -5,7 +5,6 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::error::Severity;
 use crate::formats::gltf::accessor::read_f32;
 use crate::formats::gltf::json::{floats, Float, Index};
 
@@ -556,15 +555,21 @@ fn extensions_are_swapped_in_place() {
     let (out, _) = migrated();
     assert_eq!(
         out.root.extensions_used,
-        ["VRMC_vrm", "VRMC_springBone", "KHR_materials_unlit"]
+        [
+            "VRMC_vrm",
+            "VRMC_springBone",
+            "KHR_materials_unlit",
+            "VRMC_materials_mtoon"
+        ]
     );
     let keys: Vec<&String> = out.root.extensions.as_ref().unwrap().keys().collect();
     assert_eq!(keys, ["VRMC_vrm", "VRMC_springBone", "OTHER_root"]);
     assert_eq!(vrm1(&out)["specVersion"], "1.0");
-    assert_eq!(
-        out.root.other["materials"],
-        json!([{"name": "Face", "extensions": {"KHR_materials_unlit": {}}}])
-    );
+    // The material keeps its name and unlit fallback; its MToon is checked below.
+    let material = &out.root.other["materials"][0];
+    assert_eq!(material["name"], "Face");
+    let extensions: Vec<&String> = material["extensions"].as_object().unwrap().keys().collect();
+    assert_eq!(extensions, ["KHR_materials_unlit", "VRMC_materials_mtoon"]);
 }
 
 #[test]
@@ -743,14 +748,29 @@ fn spring_bones_follow_univrm() {
 }
 
 #[test]
-fn materials_are_reported() {
-    let (_, diagnostics) = migrated();
-    let dropped = diagnostics
+fn mtoon_is_migrated_with_the_defaults_of_0x() {
+    let (out, diagnostics) = migrated();
+    let migrated = diagnostics
         .iter()
-        .find(|d| d.code == "MIGRATE_MATERIALS_DROPPED")
+        .find(|d| d.code == "MIGRATE_MTOON")
         .unwrap();
-    assert_eq!(dropped.severity, Severity::Warning);
-    assert!(dropped.message.contains("\"Face\""), "{}", dropped.message);
+    assert!(
+        migrated.message.contains("\"Face\""),
+        "{}",
+        migrated.message
+    );
+    assert!(!diagnostics.contains("MIGRATE_MATERIALS_DROPPED"));
+    let material = &out.root.other["materials"][0];
+    let mtoon = &material["extensions"]["VRMC_materials_mtoon"];
+    assert_eq!(mtoon["specVersion"], "1.0");
+    // 0.x defaults (_ShadeToony 0.9, _ShadeShift 0): UniVRM's own test gives 0.95 and -0.05.
+    assert!((mtoon["shadingToonyFactor"].as_f64().unwrap() - 0.95).abs() < 1e-9);
+    assert!((mtoon["shadingShiftFactor"].as_f64().unwrap() + 0.05).abs() < 1e-9);
+    assert_eq!(mtoon["outlineWidthMode"], "none");
+    assert_eq!(mtoon["rimLightingMixFactor"], 1.0);
+    assert!(diagnostics.contains("MIGRATE_MTOON_RIM_MIX"));
+    assert!(material["extensions"]["KHR_materials_unlit"].is_object());
+    assert_eq!(material["alphaMode"], "OPAQUE");
 }
 
 #[test]

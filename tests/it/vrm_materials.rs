@@ -1,0 +1,189 @@
+//! VRM 0.x → 1.0 materials, judged by what three-vrm builds (`three-vrm-oracle --materials`):
+//! the 0.x file as three-vrm converts it at load time against our migrated 1.0 file, field by
+//! field. Where three-vrm's 0.x conversion and UniVRM's migration (which we follow,
+//! `docs/research/vrm.md` §10) differ, the expected value is derived from three-vrm's here and
+//! the difference is named:
+//! - colours: three-vrm decodes 0.x sRGB colours by a 2.2 power, UniVRM by the sRGB curve;
+//! - `_EmissionColor`: three-vrm decodes it as sRGB too, UniVRM takes it as linear (and HDR:
+//!   UniVRM's own `EmissionMigration` test model has a 0.5 and a 2.0 emission);
+//! - screen-space outline width: three-vrm ×0.01, UniVRM ×0.005;
+//! - rim lighting mix: three-vrm copies it, UniVRM sets 1;
+//! - shade texture: three-vrm leaves a missing one empty, UniVRM uses the main texture;
+//! - matcap factor: three-vrm [1, 1, 1] with no matcap texture, UniVRM [0, 0, 0] (it draws
+//!   nothing either way).
+
+use serde_json::Value;
+
+use crate::util::{humanoid_ok, khronos_validate, s, shared, temp_dir, three_vrm};
+
+const TOLERANCE: f64 = 1e-6;
+
+fn srgb_to_linear(c: f64) -> f64 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Array(a) => a.iter().map(|x| x.as_f64().unwrap()).collect(),
+        Value::Number(n) => vec![n.as_f64().unwrap()],
+        other => panic!("not a number: {other}"),
+    }
+}
+
+#[track_caller]
+fn close(ours: &[f64], expected: &[f64], what: &str) {
+    assert_eq!(ours.len(), expected.len(), "{what}");
+    for (a, b) in ours.iter().zip(expected) {
+        assert!(
+            (a - b).abs() <= TOLERANCE,
+            "{what}: {ours:?} vs {expected:?}"
+        );
+    }
+}
+
+/// Compares one material as three-vrm built it from the 0.x file (`v0`) and from our 1.0
+/// file (`v1`).
+fn compare(v0: &Value, v1: &Value, what: &str) {
+    assert_eq!(v0["name"], v1["name"], "{what}");
+    assert_eq!(v0["isMToon"], v1["isMToon"], "{what}");
+    for key in [
+        "isOutline",
+        "transparent",
+        "depthWrite",
+        "side",
+        "renderOrder",
+        "transparentWithZWrite",
+        "outlineWidthMode",
+        "vertexColors",
+    ] {
+        assert_eq!(v0[key], v1[key], "{what} {key}");
+    }
+    if v0["isMToon"] != true {
+        return;
+    }
+    for key in [
+        "alphaTest",
+        "opacity",
+        "color",
+        "shadingShiftFactor",
+        "shadingShiftTextureScale",
+        "shadingToonyFactor",
+        "giEqualizationFactor",
+        "parametricRimFresnelPowerFactor",
+        "parametricRimLiftFactor",
+        "outlineLightingMixFactor",
+        "uvAnimationScrollXSpeedFactor",
+        "uvAnimationScrollYSpeedFactor",
+        "uvAnimationRotationSpeedFactor",
+        "normalScale",
+    ] {
+        close(
+            &floats(&v1[key]),
+            &floats(&v0[key]),
+            &format!("{what} {key}"),
+        );
+    }
+    // 0.x colours: three-vrm's c^2.2 undone, then the sRGB curve.
+    for key in [
+        "shadeColorFactor",
+        "parametricRimColorFactor",
+        "outlineColorFactor",
+    ] {
+        let expected: Vec<f64> = floats(&v0[key])
+            .iter()
+            .map(|c| srgb_to_linear(c.powf(1.0 / 2.2)))
+            .collect();
+        close(&floats(&v1[key]), &expected, &format!("{what} {key}"));
+    }
+    // Emission: linear in 0.x, so three-vrm's c^2.2 undone is the value (factor × strength).
+    let emissive = |v: &Value| -> Vec<f64> {
+        let intensity = v["emissiveIntensity"].as_f64().unwrap_or(1.0);
+        floats(&v["emissive"])
+            .iter()
+            .map(|c| c * intensity)
+            .collect()
+    };
+    let expected: Vec<f64> = emissive(v0).iter().map(|c| c.powf(1.0 / 2.2)).collect();
+    close(&emissive(v1), &expected, &format!("{what} emission"));
+    let width = floats(&v0["outlineWidthFactor"])[0];
+    let expected = if v0["outlineWidthMode"] == "screenCoordinates" {
+        width * 0.5
+    } else {
+        width
+    };
+    close(
+        &floats(&v1["outlineWidthFactor"]),
+        &[expected],
+        &format!("{what} outline width"),
+    );
+    assert_eq!(v1["rimLightingMixFactor"], 1.0, "{what}");
+    let matcap = if v0["matcapTexture"].is_null() {
+        vec![0.0; 3]
+    } else {
+        floats(&v0["matcapFactor"])
+    };
+    close(
+        &floats(&v1["matcapFactor"]),
+        &matcap,
+        &format!("{what} matcap"),
+    );
+    for slot in [
+        "map",
+        "shadeMultiplyTexture",
+        "shadingShiftTexture",
+        "normalMap",
+        "emissiveMap",
+        "matcapTexture",
+        "rimMultiplyTexture",
+        "outlineWidthMultiplyTexture",
+        "uvAnimationMaskTexture",
+    ] {
+        let expected = if slot == "shadeMultiplyTexture" && v0[slot].is_null() {
+            &v0["map"]
+        } else {
+            &v0[slot]
+        };
+        let ours = &v1[slot];
+        assert_eq!(ours.is_null(), expected.is_null(), "{what} {slot}");
+        if ours.is_null() {
+            continue;
+        }
+        assert_eq!(ours["texture"], expected["texture"], "{what} {slot}");
+        for key in ["offset", "repeat", "rotation"] {
+            close(
+                &floats(&ours[key]),
+                &floats(&expected[key]),
+                &format!("{what} {slot} {key}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn mtoon_0x_migrates_to_what_three_vrm_builds_from_the_0x_file() {
+    let dir = temp_dir();
+    for name in ["Godette_vrm_v4.vrm", "EmissionMigration_v0.106.0.vrm"] {
+        let input = shared().join("corpus/vrm").join(name);
+        let output = dir.path().join(name);
+        humanoid_ok(&["convert", "--to", "vrm1", s(&input), s(&output)]);
+        let (errors, _, messages) = khronos_validate(&output);
+        assert_eq!(errors, 0, "{name}: {messages:?}");
+        let v0 = three_vrm(&["--vrm", s(&input), "--materials"]).unwrap();
+        let v1 = three_vrm(&["--vrm", s(&output), "--materials"]).unwrap();
+        assert_eq!(v1["vrm"]["metaVersion"], "1", "{name}");
+        let (m0, m1) = (
+            v0["materials"].as_array().unwrap(),
+            v1["materials"].as_array().unwrap(),
+        );
+        assert_eq!(m0.len(), m1.len(), "{name}: material count");
+        let mtoon = m1.iter().filter(|m| m["isMToon"] == true).count();
+        assert!(mtoon >= 2, "{name}: {mtoon} MToon materials in three-vrm");
+        for (a, b) in m0.iter().zip(m1) {
+            compare(a, b, &format!("{name} {}", a["name"]));
+        }
+    }
+}

@@ -490,6 +490,131 @@ mod tests {
         assert!((srgb_to_linear(0.5) - 0.214_041).abs() < 1e-6);
     }
 
+    /// Migrates `properties` onto as many plain glTF materials; returns them and the codes.
+    fn run(properties: Value) -> (Vec<Value>, Vec<String>, Vec<String>) {
+        let count = properties.as_array().unwrap().len();
+        let materials: Vec<Value> = (0..count)
+            .map(|i| json!({ "name": format!("m{i}") }))
+            .collect();
+        let mut root: Root = serde_json::from_value(json!({
+            "asset": { "version": "2.0" },
+            "materials": materials,
+        }))
+        .unwrap();
+        let vrm = json!({ "materialProperties": properties });
+        let mut diagnostics = Diagnostics::new();
+        migrate(vrm.as_object().unwrap(), &mut root, &mut diagnostics);
+        let codes = diagnostics.iter().map(|d| d.code.to_owned()).collect();
+        let materials = root.other["materials"].as_array().unwrap().clone();
+        (materials, codes, root.extensions_used.clone())
+    }
+
+    #[test]
+    fn legacy_unlit_shaders_keep_their_alpha_mode() {
+        let (m, codes, used) = run(json!([
+            { "shader": "VRM/UnlitTexture", "textureProperties": { "_MainTex": 0 } },
+            { "shader": "VRM/UnlitCutout", "floatProperties": { "_Cutoff": 0.25 } },
+            { "shader": "VRM/UnlitTransparent" },
+            { "shader": "VRM/UnlitTransparentZWrite" },
+            { "shader": "Standard" },
+            { "shader": "VRM_USE_GLTFSHADER" },
+        ]));
+        let modes: Vec<&Value> = m.iter().map(|m| &m["alphaMode"]).collect();
+        assert_eq!(
+            modes,
+            [
+                &json!("OPAQUE"),
+                &json!("MASK"),
+                &json!("BLEND"),
+                &json!("BLEND"),
+                &Value::Null,
+                &Value::Null
+            ]
+        );
+        assert_eq!(m[1]["alphaCutoff"], 0.25);
+        assert_eq!(m[0]["pbrMetallicRoughness"]["baseColorTexture"]["index"], 0);
+        for material in &m[..4] {
+            assert!(material["extensions"]["KHR_materials_unlit"].is_object());
+            assert!(material["extensions"].get("VRMC_materials_mtoon").is_none());
+        }
+        // Standard has no 1.0 counterpart: reported; the glTF shader is the material as it is.
+        assert_eq!(m[4], json!({ "name": "m4" }));
+        assert_eq!(m[5], json!({ "name": "m5" }));
+        for code in [
+            "MIGRATE_UNLIT_ZWRITE",
+            "MIGRATE_MATERIALS_DROPPED",
+            "MIGRATE_MTOON",
+        ] {
+            assert!(codes.iter().any(|c| c == code), "{code}: {codes:?}");
+        }
+        assert_eq!(used, ["KHR_materials_unlit"]);
+    }
+
+    #[test]
+    fn main_texture_transform_colour_space_and_hdr_emission() {
+        let (m, codes, used) = run(json!([{
+            "shader": "VRM/MToon",
+            "floatProperties": { "_BlendMode": 3, "_CullMode": 0, "_OutlineWidthMode": 1, "_OutlineWidth": 0.2,
+                                 "_OutlineColorMode": 1, "_OutlineLightingMix": 0.5, "_UvAnimScrollY": 0.25,
+                                 "_UvAnimRotation": 0.5, "_RimLightingMix": 1 },
+            "vectorProperties": { "_MainTex": [0.1, 0.2, 2, 4], "_Color": [0.5, 1, 0, 0.5],
+                                  "_EmissionColor": [4, 2, 0, 1] },
+            "textureProperties": { "_MainTex": 3, "_ShadeTexture": 4, "_BumpMap": 5 },
+            "renderQueue": 2504,
+        }]));
+        let m = &m[0];
+        let mtoon = &m["extensions"]["VRMC_materials_mtoon"];
+        // Unity's (offset, scale) with V up: glTF offset y = 1 − 0.2 − 4.
+        let transform = json!({ "offset": [0.1, 1.0 - 0.2 - 4.0], "scale": [2.0, 4.0] });
+        assert_eq!(
+            m["pbrMetallicRoughness"]["baseColorTexture"]["extensions"]["KHR_texture_transform"],
+            transform
+        );
+        assert_eq!(
+            mtoon["shadeMultiplyTexture"]["extensions"]["KHR_texture_transform"],
+            transform
+        );
+        assert_eq!(
+            m["normalTexture"]["extensions"]["KHR_texture_transform"],
+            transform
+        );
+        // sRGB 0.5 is linear 0.214; alpha stays.
+        let base = &m["pbrMetallicRoughness"]["baseColorFactor"];
+        assert!((base[0].as_f64().unwrap() - 0.214_041).abs() < 1e-6 && base[3] == 0.5);
+        // Emission 4: factor 1 (and 0.5), strength 4.
+        assert_eq!(m["emissiveFactor"], json!([1.0, 0.5, 0.0]));
+        assert_eq!(
+            m["extensions"]["KHR_materials_emissive_strength"]["emissiveStrength"],
+            4.0
+        );
+        assert_eq!(m["alphaMode"], "BLEND");
+        assert_eq!(m["doubleSided"], true);
+        assert_eq!(mtoon["transparentWithZWrite"], true);
+        assert_eq!(mtoon["renderQueueOffsetNumber"], 3);
+        assert_eq!(mtoon["outlineWidthMode"], "worldCoordinates");
+        assert!((mtoon["outlineWidthFactor"].as_f64().unwrap() - 0.002).abs() < 1e-12);
+        assert_eq!(mtoon["outlineLightingMixFactor"], 0.5);
+        assert_eq!(mtoon["uvAnimationScrollYSpeedFactor"], -0.25);
+        assert!(
+            (mtoon["uvAnimationRotationSpeedFactor"].as_f64().unwrap() - std::f64::consts::PI)
+                .abs()
+                < 1e-12
+        );
+        // A rim mix of 1 and a shade texture of its own: nothing destructive to report.
+        assert!(!codes
+            .iter()
+            .any(|c| c == "MIGRATE_MTOON_RIM_MIX" || c == "MIGRATE_MTOON_SHADE_TEXTURE"));
+        assert_eq!(
+            used,
+            [
+                "KHR_texture_transform",
+                "KHR_materials_emissive_strength",
+                "VRMC_materials_mtoon",
+                "KHR_materials_unlit"
+            ]
+        );
+    }
+
     #[test]
     fn render_queue_offsets_are_clamped_per_mode() {
         assert_eq!(render_queue_offset(Some(2990.0), true, false), -9);

@@ -267,6 +267,7 @@ pub const CODES: &[CodeInfo] = &[
     code("HUMANOID_NOT_MAPPED", INFO, "A rig that declares no humanoid could not be mapped to humanoid bones (the message says why); it is read as a plain skeleton"),
 
     // MESH_
+    code("MATERIAL_TOON_DROPPED", WARNING, "an output made from the model (H-Anim, a GLB built from H-Anim or BVH) holds no toon shading: MToon materials keep their base colour and texture only"),
     code("MESH_ATTRIBUTES_DROPPED", WARNING, "glTF meshes read into the model: vertex attributes the model does not hold were not carried"),
     code("MESH_INFLUENCES_TRUNCATED", WARNING, "glTF meshes read into the model: vertices with more than 4 joint influences keep the 4 largest, renormalised"),
     code("MESH_MATERIAL_SIMPLIFIED", WARNING, "glTF meshes read into the model: material properties the model does not hold were not carried"),

@@ -164,6 +164,7 @@ fn write_gltf_family(
         None => {
             let built = built_glb(character)?;
             report_dropped(&built, &mut diagnostics);
+            report_toon_dropped(character, target, &mut diagnostics);
             if target == Format::Glb {
                 // Nothing to declare or turn: the built GLB is written as it is.
                 let written = gltf::build::write_glb(&built, path)?;
@@ -314,6 +315,9 @@ fn write_from_model(
     if !target.is_hanim() {
         crate::ops::sockets::report_dropped(&character.sockets, asset, target, &mut diagnostics);
     }
+    if target.is_hanim() {
+        report_toon_dropped(character, target, &mut diagnostics);
+    }
     let bytes_written = match target {
         Format::Bvh => {
             let rig = asset.rig_only();
@@ -434,6 +438,30 @@ pub(crate) fn built_glb(character: &Character) -> Result<gltf::build::Built, Err
         }
     }
     Ok(built)
+}
+
+/// Reports the toon (MToon) materials an output made from the model draws with their base
+/// colour only.
+fn report_toon_dropped(character: &Character, target: Format, diagnostics: &mut Diagnostics) {
+    let mut names: Vec<String> = Vec::new();
+    for material in character.meshes.iter().filter_map(|m| m.material.as_ref()) {
+        let name = format!("{:?}", material.name);
+        if material.toon.is_some() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.is_empty() {
+        return;
+    }
+    diagnostics.warn(
+        "MATERIAL_TOON_DROPPED",
+        "",
+        format!(
+            "a {target} file holds no toon (MToon) shading: {} material(s) keep their base colour and texture only (shade colour, rim and outline are dropped): {}",
+            names.len(),
+            names.join(", ")
+        ),
+    );
 }
 
 /// Reports what a built document left out (textures of an image type glTF does not hold).

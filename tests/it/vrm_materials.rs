@@ -187,3 +187,65 @@ fn mtoon_0x_migrates_to_what_three_vrm_builds_from_the_0x_file() {
         }
     }
 }
+
+#[test]
+fn the_model_holds_the_toon_parameters_three_vrm_draws_and_h_anim_says_it_drops_them() {
+    let dir = temp_dir();
+    let input = shared().join("corpus/vrm/Godette_vrm_v4.vrm");
+    let vrm1 = dir.path().join("godette.vrm");
+    humanoid_ok(&["convert", "--to", "vrm1", s(&input), s(&vrm1)]);
+    let oracle = three_vrm(&["--vrm", s(&vrm1), "--materials"]).unwrap();
+    let options = humanoid::ReadOptions {
+        meshes: humanoid::ops::read::MeshDetail::Bind,
+        ..humanoid::ReadOptions::default()
+    };
+    let character = humanoid::read(&vrm1, &options).unwrap().character;
+    let mut checked = 0;
+    for built in oracle["materials"].as_array().unwrap() {
+        if built["isMToon"] != true || built["isOutline"] == true {
+            continue;
+        }
+        let name = built["name"].as_str().unwrap();
+        let material = character
+            .meshes
+            .iter()
+            .filter_map(|m| m.material.as_ref())
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("{name}: no such material in the model"));
+        let toon = material.toon.as_ref().expect("toon parameters");
+        let f32s = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>();
+        let what = format!("{name} shade");
+        close(
+            &f32s(&toon.shade_color),
+            &floats(&built["shadeColorFactor"]),
+            &what,
+        );
+        let what = format!("{name} shift");
+        let shift = f64::from(toon.shading_shift);
+        assert!(
+            (shift - floats(&built["shadingShiftFactor"])[0]).abs() < 1e-6,
+            "{what}"
+        );
+        let rim = f64::from(toon.rim_fresnel_power);
+        let expected = floats(&built["parametricRimFresnelPowerFactor"])[0];
+        assert!((rim - expected).abs() < 1e-6, "{name} rim");
+        match toon.outline {
+            humanoid::model::mesh::Outline::Screen { width, .. } => {
+                assert_eq!(built["outlineWidthMode"], "screenCoordinates");
+                let expected = floats(&built["outlineWidthFactor"])[0];
+                assert!((f64::from(width) - expected).abs() < 1e-6, "{name} outline");
+            }
+            other => assert_ne!(built["outlineWidthMode"], "screenCoordinates", "{other:?}"),
+        }
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked} MToon materials checked");
+    // H-Anim draws no toon shading: said, naming the materials.
+    let x3d = dir.path().join("godette.x3d");
+    let run = humanoid_ok(&["convert", s(&vrm1), s(&x3d)]);
+    assert!(
+        run.stdout.contains("MATERIAL_TOON_DROPPED") && run.stdout.contains("\"Face\""),
+        "{}",
+        run.stdout
+    );
+}

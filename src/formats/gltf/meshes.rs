@@ -631,25 +631,7 @@ pub(super) fn material(
             .material_parts
             .insert("metallicRoughnessTexture".into());
     }
-    let image = texture_info
-        .and_then(|t| t.get("index"))
-        .and_then(Value::as_u64)
-        .and_then(|t| {
-            document
-                .root
-                .other
-                .get("textures")?
-                .get(usize::try_from(t).ok()?)?
-                .get("source")?
-                .as_u64()
-        })
-        .and_then(|source| usize::try_from(source).ok())
-        .and_then(|source| {
-            images
-                .entry(source)
-                .or_insert_with(|| image(document, source))
-                .clone()
-        });
+    let image = texture_info.and_then(|info| texture_image(document, info, images));
     if texture_info.is_some() && image.is_none() {
         dropped
             .material_parts
@@ -677,11 +659,31 @@ pub(super) fn material(
                 Some("BLEND") => AlphaMode::Blend,
                 _ => AlphaMode::Opaque,
             },
-            // MToon's parameters are the VRM adapter's to read (the VRM materials issue).
-            toon: None,
+            toon: super::toon::toon_of(json, |info| texture_image(document, info, images)),
         },
         uv_source,
     )
+}
+
+/// The image a texture info (`{"index": texture}`) shows, read once per image.
+fn texture_image(
+    document: &Document,
+    info: &Value,
+    images: &mut HashMap<usize, Option<Image>>,
+) -> Option<Image> {
+    let texture = usize::try_from(info.get("index")?.as_u64()?).ok()?;
+    let source = document
+        .root
+        .other
+        .get("textures")?
+        .get(texture)?
+        .get("source")?
+        .as_u64()?;
+    let source = usize::try_from(source).ok()?;
+    images
+        .entry(source)
+        .or_insert_with(|| image(document, source))
+        .clone()
 }
 
 /// Image `index`'s bytes (from a buffer view, a `data:` URI or a file beside the input).

@@ -45,6 +45,7 @@ mod morph;
 mod ordered;
 pub mod rest;
 mod save;
+pub mod toon;
 pub use super::uri;
 pub mod validate;
 pub mod view;

@@ -8,6 +8,7 @@
 //!   UniVRM's own `EmissionMigration` test model has a 0.5 and a 2.0 emission);
 //! - screen-space outline width: three-vrm ×0.01, UniVRM ×0.005;
 //! - rim lighting mix: three-vrm copies it, UniVRM sets 1;
+//! - UV rotation speed: three-vrm copies 0.x's turns per second as radians, UniVRM ×2π;
 //! - shade texture: three-vrm leaves a missing one empty, UniVRM uses the main texture;
 //! - matcap factor: three-vrm [1, 1, 1] with no matcap texture, UniVRM [0, 0, 0] (it draws
 //!   nothing either way).
@@ -248,4 +249,135 @@ fn the_model_holds_the_toon_parameters_three_vrm_draws_and_h_anim_says_it_drops_
         "{}",
         run.stdout
     );
+}
+
+/// `VRMC_materials_mtoon` of each material of a VRM file (null where it has none).
+fn mtoon_of(path: &std::path::Path) -> Vec<Value> {
+    let (json, _) = crate::util::glb_parts(path);
+    json["materials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["extensions"]["VRMC_materials_mtoon"].clone())
+        .collect()
+}
+
+#[test]
+fn mtoon_1_0_downgrades_to_0x_and_back_with_every_field_0x_holds() {
+    let dir = temp_dir();
+    let input = shared().join("corpus/vrm/VRMC_materials_mtoon_UV_Animation_Test.vrm");
+    let vrm0 = dir.path().join("down.vrm");
+    let back = dir.path().join("back.vrm");
+    let run = humanoid_ok(&["convert", "--to", "vrm0", s(&input), s(&vrm0)]);
+    assert!(
+        run.stdout.contains("DOWNGRADE_MATERIALS_MTOON"),
+        "{}",
+        run.stdout
+    );
+    humanoid_ok(&["convert", "--to", "vrm1", s(&vrm0), s(&back)]);
+    let (before, after) = (mtoon_of(&input), mtoon_of(&back));
+    assert_eq!(before.len(), after.len());
+    let mut compared = 0;
+    for (i, (a, b)) in before.iter().zip(&after).enumerate() {
+        assert_eq!(a.is_null(), b.is_null(), "material {i}");
+        let Some(a) = a.as_object() else { continue };
+        for (key, value) in a {
+            let what = format!("material {i} {key}");
+            match key.as_str() {
+                // Reported by the downgrade (DOWNGRADE_MTOON_LOST) or set by UniVRM's migration.
+                "shadingShiftTexture" | "extensions" | "extras" => continue,
+                "rimLightingMixFactor" => assert_eq!(b[key], 1.0, "{what}"),
+                "matcapFactor" if a.get("matcapTexture").is_none() => {}
+                _ if value.is_number() || value.is_array() && value[0].is_number() => {
+                    close(&floats(&b[key]), &floats(value), &what);
+                }
+                _ if value.is_object() => {
+                    // A texture info: the same texture (transforms: the main texture's).
+                    assert_eq!(b[key]["index"], value["index"], "{what}");
+                }
+                _ => assert_eq!(&b[key], value, "{what}"),
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 10, "{compared} fields compared");
+    // three-vrm loads the 0.x file: its 0.x decoding (2.2 power, screen width ×0.01, rim mix
+    // copied) applied to what we wrote gives back the 1.0 file's values.
+    let one = three_vrm(&["--vrm", s(&input), "--materials"]).unwrap();
+    let zero = three_vrm(&["--vrm", s(&vrm0), "--materials"]).unwrap();
+    assert_eq!(zero["vrm"]["metaVersion"], "0");
+    let (m1, m0) = (
+        one["materials"].as_array().unwrap(),
+        zero["materials"].as_array().unwrap(),
+    );
+    assert_eq!(m1.len(), m0.len());
+    let srgb = |c: f64| {
+        if c <= 0.003_130_8 {
+            c * 12.92
+        } else {
+            1.055 * c.powf(1.0 / 2.4) - 0.055
+        }
+    };
+    for (a, b) in m1.iter().zip(m0) {
+        let what = format!("{}", a["name"]);
+        assert_eq!(a["isMToon"], b["isMToon"], "{what}");
+        if a["isMToon"] != true {
+            continue;
+        }
+        for key in [
+            "shadeColorFactor",
+            "parametricRimColorFactor",
+            "outlineColorFactor",
+        ] {
+            let expected: Vec<f64> = floats(&a[key]).iter().map(|&c| srgb(c).powf(2.2)).collect();
+            close(&floats(&b[key]), &expected, &format!("{what} {key}"));
+        }
+        for key in [
+            "shadingShiftFactor",
+            "shadingToonyFactor",
+            "giEqualizationFactor",
+            "rimLightingMixFactor",
+            "parametricRimFresnelPowerFactor",
+            "parametricRimLiftFactor",
+            "uvAnimationScrollXSpeedFactor",
+            "uvAnimationScrollYSpeedFactor",
+            "alphaTest",
+        ] {
+            close(&floats(&b[key]), &floats(&a[key]), &format!("{what} {key}"));
+        }
+        let radians = floats(&a["uvAnimationRotationSpeedFactor"])[0];
+        close(
+            &floats(&b["uvAnimationRotationSpeedFactor"]),
+            &[radians / std::f64::consts::TAU],
+            &format!("{what} UV rotation (three-vrm reads 0.x turns as radians)"),
+        );
+        for key in [
+            "outlineWidthMode",
+            "transparent",
+            "depthWrite",
+            "side",
+            "isOutline",
+        ] {
+            assert_eq!(a[key], b[key], "{what} {key}");
+        }
+        let width = floats(&a["outlineWidthFactor"])[0];
+        let expected = if a["outlineWidthMode"] == "screenCoordinates" {
+            width * 2.0
+        } else {
+            width
+        };
+        close(
+            &floats(&b["outlineWidthFactor"]),
+            &[expected],
+            &format!("{what} outline"),
+        );
+        for slot in [
+            "map",
+            "shadeMultiplyTexture",
+            "uvAnimationMaskTexture",
+            "rimMultiplyTexture",
+        ] {
+            assert_eq!(a[slot]["texture"], b[slot]["texture"], "{what} {slot}");
+        }
+    }
 }

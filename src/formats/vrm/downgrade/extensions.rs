@@ -4,9 +4,8 @@
 //! `extensionsRequired`.
 //!
 //! `VRMC_vrm` itself is replaced by `VRM` (`mod.rs`) and `VRMC_springBone` is carried into
-//! `secondaryAnimation` (`spring.rs`). `VRMC_materials_mtoon` is reported once, naming the
-//! materials (they render as their plain glTF material in 0.x, see the module docs of
-//! `downgrade`); every other one (`VRMC_node_constraint`, `VRMC_materials_hdr_emissiveMultiplier`,
+//! `secondaryAnimation` (`spring.rs`); `VRMC_materials_mtoon` into `materialProperties`
+//! (`materials.rs`), said once naming the materials; every other one (`VRMC_node_constraint`, `VRMC_materials_hdr_emissiveMultiplier`,
 //! `VRMC_springBone_extended_collider`, …) gets one diagnostic naming where it was.
 
 use std::collections::BTreeMap;
@@ -165,11 +164,11 @@ fn report(
                     format!("{index}{material}")
                 })
                 .collect();
-            diagnostics.warn(
+            diagnostics.info(
                 "DOWNGRADE_MATERIALS_MTOON",
                 "/materials",
                 format!(
-                    "VRMC_materials_mtoon was not converted to VRM 0.x materialProperties (no faithful MToon 1.0 → 0.x port yet); {} material(s) render as their plain glTF material: {}",
+                    "VRMC_materials_mtoon became VRM 0.x materialProperties (VRM/MToon) for {} material(s), what 0.x cannot hold reported per material: {}",
                     named.len(),
                     vrm1::short_list(&named, 20)
                 ),

@@ -75,6 +75,7 @@ mod expressions;
 mod extensions;
 mod humanoid;
 mod look_at;
+mod materials;
 mod meta;
 mod rest;
 mod spring;
@@ -230,6 +231,10 @@ fn vrm0_json(
     vrm0.insert(
         "secondaryAnimation".into(),
         spring::secondary_animation_json(spring_bone, &out.root, diagnostics),
+    );
+    vrm0.insert(
+        "materialProperties".into(),
+        materials::material_properties(&out.root, diagnostics),
     );
     Value::Object(vrm0)
 }

@@ -384,9 +384,13 @@ fn extensions_are_swapped_and_vrm1_ones_dropped() {
         out.root.other["materials"][0],
         json!({"name": "Face", "extensions": {"KHR_materials_unlit": {}}})
     );
+    // The MToon material became 0.x materialProperties (issue 17), said once.
     let mtoon = find(&diagnostics, "DOWNGRADE_MATERIALS_MTOON");
-    assert_eq!(mtoon.severity, Severity::Warning);
+    assert_eq!(mtoon.severity, Severity::Info);
     assert!(mtoon.message.contains("0 \"Face\""), "{}", mtoon.message);
+    let property = &vrm0(&out)["materialProperties"][0];
+    assert_eq!(property["shader"], "VRM/MToon");
+    assert_eq!(property["name"], "Face");
     let constraint = find(&diagnostics, "DOWNGRADE_EXTENSION_DROPPED");
     assert_eq!(constraint.location, "/nodes/26");
     assert!(constraint.message.starts_with("VRMC_node_constraint"));

@@ -247,6 +247,10 @@ fn read_gltf(input: Input<'_>, options: &ReadOptions) -> Result<Read, Error> {
     };
     character.meshes = meshes;
     character.mesh_nodes = nodes;
+    if options.meshes != MeshDetail::None && formats::vrm::flavour(&document) == Some(Format::Vrm0)
+    {
+        vrm0_toon(&document, &mut character);
+    }
     let mut socket_error = None;
     match crate::ops::sockets::sockets_of(&document, &character.asset, &mut diagnostics) {
         Ok(sockets) => character.sockets = sockets,
@@ -259,6 +263,26 @@ fn read_gltf(input: Input<'_>, options: &ReadOptions) -> Result<Read, Error> {
         diagnostics,
         socket_error,
     })
+}
+
+/// A VRM 0.x file's MToon (`materialProperties`) as its materials' toon parameters, as the
+/// migration to 1.0 gives them, where the glTF material has none of its own.
+fn vrm0_toon(document: &formats::gltf::Document, character: &mut Character) {
+    let toons = formats::vrm::migrate::vrm0_toon(document);
+    if toons.is_empty() {
+        return;
+    }
+    for material in character
+        .meshes
+        .iter_mut()
+        .filter_map(|m| m.material.as_mut())
+    {
+        if material.toon.is_none() {
+            if let Some((_, toon)) = toons.iter().find(|(name, _)| *name == material.name) {
+                material.toon = Some(toon.clone());
+            }
+        }
+    }
 }
 
 /// An H-Anim file (X3D XML, ClassicVRML, VRML97): the figure, its skins and segment shapes

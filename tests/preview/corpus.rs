@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use glam::Vec2;
 use humanoid::model::HumanBone;
-use humanoid::preview::{preview, Character, LoadOptions, PreviewOptions, View};
+use humanoid::preview::{preview, Character, Layers, LoadOptions, Panel, PreviewOptions, View};
 
 use super::reference::Gltf;
 use super::{check_silhouettes, gpu, mannequin, reference_mask, reference_mask_of, temp};
@@ -218,4 +218,65 @@ fn every_format_previews() {
         assert_eq!(report.frames, 3, "{file}");
         assert!(out.metadata().unwrap().len() > 0);
     }
+}
+
+#[test]
+fn a_toon_outline_is_drawn_around_the_body() {
+    let Some(mut painter) = gpu() else {
+        return;
+    };
+    // Godette's own VRMC_materials_mtoon: screen-space outlines on the face and the body.
+    let path = corpus("vrm/Godette_vrm_v4.vrm");
+    let load = || {
+        Character::load(
+            &path,
+            &Default::default(),
+            &mut humanoid::Diagnostics::new(),
+        )
+        .expect("load")
+    };
+    let layers = Layers {
+        meshes: true,
+        ground: false,
+        overlay: false,
+        silhouette: false,
+    };
+    let mut covered = Vec::new();
+    for outline in [true, false] {
+        let mut character = load();
+        let mut toons = 0;
+        for mesh in &mut character.meshes {
+            if let Some(toon) = mesh.material.as_mut().and_then(|m| m.toon.as_mut()) {
+                toons += 1;
+                if !outline {
+                    toon.outline = humanoid::model::mesh::Outline::None;
+                }
+            }
+        }
+        assert!(toons >= 2, "{toons} toon materials");
+        let panel = Panel::new(character, View::Front, 256, 256, &[None]);
+        let uploaded = painter.upload(&panel, &mut humanoid::Diagnostics::new());
+        let image = painter
+            .paint(&panel, &uploaded, None, layers)
+            .expect("paint");
+        let background = humanoid::preview::gpu::BACKGROUND;
+        let count = (0..256)
+            .flat_map(|y| (0..256).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let p = image.pixel(x, y).unwrap();
+                p[..3]
+                    .iter()
+                    .zip(&background[..3])
+                    .any(|(a, b)| a.abs_diff(*b) > 2)
+            })
+            .count();
+        covered.push(count);
+    }
+    // The hull widens the silhouette by about a pixel all round (0.25 % of 256 px).
+    assert!(
+        covered[0] > covered[1] + covered[1] / 100,
+        "with outline {} px, without {} px",
+        covered[0],
+        covered[1]
+    );
 }

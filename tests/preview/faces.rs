@@ -256,3 +256,31 @@ fn the_texture_transform_moves_the_texture() {
 fn dominant(p: [u8; 4], c: usize) -> bool {
     (0..3).all(|k| k == c || u16::from(p[c]) > 2 * u16::from(p[k]))
 }
+
+/// A toon (MToon 1.0) material on the square: white where lit, `shade` where shaded, split by
+/// the shading shift.
+fn toon(shift: f32) -> serde_json::Value {
+    json!({
+        "pbrMetallicRoughness": {"baseColorFactor": [1.0, 1.0, 1.0, 1.0]},
+        "extensions": {"VRMC_materials_mtoon": {
+            "specVersion": "1.0",
+            "shadeColorFactor": [0.0, 0.0, 1.0],
+            "shadingShiftFactor": shift,
+            "shadingToonyFactor": 0.95
+        }}
+    })
+}
+
+#[test]
+fn a_toon_material_is_lit_or_shaded_by_its_shading_shift() {
+    // Shift −1 pushes every n·l below the band: the shade colour (blue). Shift +1: lit (white).
+    let Some(shaded) = centre_pixel(true, toon(-1.0)) else {
+        return;
+    };
+    assert!(
+        shaded[2] > 120 && shaded[0] < 60 && shaded[1] < 60,
+        "shaded: {shaded:?}"
+    );
+    let lit = centre_pixel(true, toon(1.0)).unwrap();
+    assert!(lit[..3].iter().all(|&c| c > 200), "lit: {lit:?}");
+}

@@ -13,7 +13,15 @@ pub const NAME: &str = "VRMC_materials_mtoon";
 
 /// The toon parameters of a material's JSON, or `None` when it has no MToon 1.0 extension.
 /// `texture_image` gives the image of a texture info (for the shade texture).
-pub(super) fn toon_of(
+///
+/// ```
+/// use humanoid::formats::gltf::toon::toon_of;
+/// let material = serde_json::json!({"extensions": {"VRMC_materials_mtoon": {
+///     "specVersion": "1.0", "shadingShiftFactor": -0.05 }}});
+/// let toon = toon_of(&material, |_| None).unwrap();
+/// assert_eq!(toon.shading_shift, -0.05);
+/// ```
+pub fn toon_of(
     material: &Value,
     texture_image: impl FnOnce(&Value) -> Option<Image>,
 ) -> Option<Toon> {

@@ -1,6 +1,7 @@
 //! What the preview does not draw of a file's materials, said as that: the preview draws each
-//! mesh with its base colour and its texture, so a normal map, an emissive colour or MToon
-//! shading is not drawn, which is the preview's limit and not damage to the file (the mesh
+//! mesh with its base colour and its texture, and MToon 1.0's shade colour, shading shift and
+//! toony, rim and outline, so a normal map, an emissive colour, MToon's matcap, UV animation
+//! and textures beyond the main one, or VRM 0.x MToon (before migration) are not drawn, which is the preview's limit and not damage to the file (the mesh
 //! reader's `MESH_MATERIAL_SIMPLIFIED`, worded for a conversion, becomes `PREVIEW_NOT_DRAWN`).
 
 use serde_json::Value;
@@ -13,8 +14,8 @@ use crate::formats::gltf::{meshes::MATERIAL_NOT_CARRIED, Document};
 pub(super) fn reword_not_drawn(document: &Document, found: Diagnostics) -> Diagnostics {
     let mut diagnostics = Diagnostics::new();
     let mut parts: Vec<String> = Vec::new();
-    if uses_mtoon(document) {
-        parts.push("MToon shading (outlines, shade colours, rim light)".to_owned());
+    if uses_mtoon_1(document) || uses_vrm0_mtoon(document) {
+        parts.push("MToon's matcap, UV animation and textures beyond the main one".to_owned());
     }
     for d in found.iter() {
         match d.message.strip_prefix(MATERIAL_NOT_CARRIED) {
@@ -37,17 +38,19 @@ pub(super) fn reword_not_drawn(document: &Document, found: Diagnostics) -> Diagn
     diagnostics
 }
 
-/// Whether a material is MToon: VRM 1.0's `VRMC_materials_mtoon`, or a VRM 0.x
-/// `materialProperties` entry with an MToon shader.
-fn uses_mtoon(document: &Document) -> bool {
-    let root = &document.root;
-    if root
+/// Whether a material is VRM 1.0's `VRMC_materials_mtoon`.
+fn uses_mtoon_1(document: &Document) -> bool {
+    document
+        .root
         .extensions_used
         .iter()
         .any(|e| e == "VRMC_materials_mtoon")
-    {
-        return true;
-    }
+}
+
+/// Whether a VRM 0.x `materialProperties` entry has an MToon shader (drawn as its migration
+/// to MToon 1.0 gives it).
+fn uses_vrm0_mtoon(document: &Document) -> bool {
+    let root = &document.root;
     root.extensions
         .as_ref()
         .and_then(|e| e.get("VRM"))

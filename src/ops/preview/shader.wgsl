@@ -15,6 +15,8 @@ struct Globals {
     background: vec4<f32>,
     // xy: the picture's size in pixels.
     viewport: vec4<f32>,
+    // xyz: the camera's position.
+    eye: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> globals: Globals;
@@ -23,6 +25,19 @@ struct Material {
     base_color: vec4<f32>,
     // x: alpha cutoff (MASK: fragments below are discarded).
     alpha: vec4<f32>,
+    // A toon (MToon) material's parameters; x of `toon` is 0 for a plain material.
+    // toon: x on, y shading shift, z shading toony, w GI equalisation.
+    toon: vec4<f32>,
+    // rgb: shade colour.
+    shade: vec4<f32>,
+    // rgb: rim colour, w: fresnel power.
+    rim: vec4<f32>,
+    // x: rim lift, y: rim lighting mix.
+    rim_more: vec4<f32>,
+    // rgb: outline colour, w: its lighting mix.
+    outline: vec4<f32>,
+    // x: outline width, y: 1 world (metres), 2 screen (fraction of the picture's height).
+    outline_width: vec4<f32>,
 };
 
 @group(1) @binding(0) var<storage, read> palette: array<mat4x4<f32>>;
@@ -59,6 +74,7 @@ struct MeshOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) normal: vec3<f32>,
     @location(1) uv: vec2<f32>,
+    @location(2) world: vec3<f32>,
 };
 
 // The delta at float `at` of the morph deltas.
@@ -66,8 +82,8 @@ fn morph_delta(at: u32) -> vec3<f32> {
     return vec3<f32>(morph_deltas[at], morph_deltas[at + 1u], morph_deltas[at + 2u]);
 }
 
-@vertex
-fn vs_mesh(v: MeshIn, @builtin(vertex_index) vertex: u32) -> MeshOut {
+// The vertex skinned and morphed, in world space (clip not set).
+fn skinned(v: MeshIn, vertex: u32) -> MeshOut {
     // Morph targets first (glTF: morph, then skin).
     var position = v.position;
     var normal = v.normal;
@@ -90,10 +106,52 @@ fn vs_mesh(v: MeshIn, @builtin(vertex_index) vertex: u32) -> MeshOut {
         + palette[v.joints1.z] * v.weights1.z
         + palette[v.joints1.w] * v.weights1.w;
     var out: MeshOut;
-    out.clip = globals.view_proj * (skin * vec4<f32>(position, 1.0));
+    out.world = (skin * vec4<f32>(position, 1.0)).xyz;
     out.normal = (skin * vec4<f32>(normal, 0.0)).xyz;
     out.uv = v.uv;
     return out;
+}
+
+@vertex
+fn vs_mesh(v: MeshIn, @builtin(vertex_index) vertex: u32) -> MeshOut {
+    var out = skinned(v, vertex);
+    out.clip = globals.view_proj * vec4<f32>(out.world, 1.0);
+    return out;
+}
+
+// MToon's outline: the surface pushed out along its normal, by a width in metres (world) or
+// as a fraction of the picture's height (screen); drawn with front faces culled, so only the
+// rim of the hull shows around the body.
+@vertex
+fn vs_outline(v: MeshIn, @builtin(vertex_index) vertex: u32) -> MeshOut {
+    var out = skinned(v, vertex);
+    let n = normalize(out.normal);
+    let width = material.outline_width.x;
+    if material.outline_width.y < 1.5 {
+        out.world = out.world + n * width;
+        out.clip = globals.view_proj * vec4<f32>(out.world, 1.0);
+    } else {
+        let clip = globals.view_proj * vec4<f32>(out.world, 1.0);
+        let towards = globals.view_proj * vec4<f32>(out.world + n * 0.01, 1.0);
+        var d = towards.xy / max(towards.w, 1e-6) - clip.xy / max(clip.w, 1e-6);
+        let aspect = globals.viewport.x / max(globals.viewport.y, 1.0);
+        d.x = d.x * aspect;
+        let l = length(d);
+        if l > 1e-8 {
+            d = d / l;
+        }
+        d.x = d.x / aspect;
+        // NDC spans 2 picture heights: width · 2 in NDC, times w to undo the division.
+        out.clip = vec4<f32>(clip.xy + d * width * 2.0 * clip.w, clip.zw);
+    }
+    return out;
+}
+
+@fragment
+fn fs_outline(in: MeshOut) -> @location(0) vec4<f32> {
+    let lit = 0.3 + 0.7 * max(dot(normalize(in.normal), toon_light(in.world)), 0.0);
+    let color = material.outline.rgb * mix(1.0, lit, material.outline.w);
+    return vec4<f32>(color, 1.0);
 }
 
 // The lit, textured colour of a mesh fragment (alpha: the material's times the texture's).
@@ -103,9 +161,40 @@ fn shade(in: MeshOut, front: bool) -> vec4<f32> {
     if !front {
         n = -n;
     }
+    if material.toon.x > 0.5 {
+        return toon(in, n, color);
+    }
     // Lambert with ambient; both sides of a thin surface are lit alike.
     let diffuse = abs(dot(n, globals.light_dir.xyz));
     return vec4<f32>(color.rgb * (0.3 + 0.7 * diffuse), color.a);
+}
+
+// The light toon shading splits lit from shade by: from above the camera, so a character
+// shows the same shading whichever way it faces (Lambert's two-sided lighting hides that; a
+// toon boundary does not).
+fn toon_light(world: vec3<f32>) -> vec3<f32> {
+    let towards_eye = normalize(globals.eye.xyz - world);
+    return normalize(towards_eye + vec3<f32>(0.0, 0.8, 0.0));
+}
+
+// MToon 1.0's shading (VRMC_materials_mtoon): lit and shade colours split where
+// n·l + shading shift crosses the band that toony narrows, GI evened out by its factor, and the
+// parametric rim (fresnel power, lift) mixed towards the light by its lighting mix.
+fn toon(in: MeshOut, n: vec3<f32>, lit: vec4<f32>) -> vec4<f32> {
+    let shift = material.toon.y;
+    let toony = material.toon.z;
+    let nl = dot(n, toon_light(in.world));
+    let shading = smoothstep(-1.0 + toony, 1.0 - toony + 1e-4, nl + shift);
+    // The shade multiply texture taken as the main texture, its usual value.
+    let shade = material.shade.rgb * textureSample(base_texture, base_sampler, in.uv).rgb;
+    var color = mix(shade, lit.rgb, shading);
+    // Ambient light, evened out over the surface by GI equalisation.
+    let ambient = 0.25 * mix(0.5 + 0.5 * n.y, 1.0, material.toon.w);
+    color = color * (0.85 + ambient);
+    let view = normalize(globals.eye.xyz - in.world);
+    let fresnel = pow(clamp(1.0 - dot(n, view) + material.rim_more.x, 0.0, 1.0), max(material.rim.w, 1e-4));
+    let rim = material.rim.rgb * fresnel * mix(1.0, max(shading, 0.0), material.rim_more.y);
+    return vec4<f32>(color + rim, lit.a);
 }
 
 // Opaque materials: no discard, so the rasteriser can test depth before shading.

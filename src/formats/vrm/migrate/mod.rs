@@ -89,6 +89,34 @@ use crate::formats::gltf::{compression, validate, Document};
 use crate::model::HumanBone;
 use vrm0::{at, BASE};
 
+/// The toon parameters a VRM 0.x document's MToon materials have once migrated (by material
+/// name; what a 1.0 reader draws of them), for a reader of the 0.x file that draws MToon (the
+/// preview). Empty for a document without 0.x MToon materials.
+pub fn vrm0_toon(document: &Document) -> Vec<(String, crate::model::mesh::Toon)> {
+    let Some(Value::Object(vrm)) = document
+        .root
+        .extensions
+        .as_ref()
+        .and_then(|e| e.get(VRM0_EXTENSION))
+    else {
+        return Vec::new();
+    };
+    let mut root = (*document.root).clone();
+    materials::migrate(vrm, &mut root, &mut Diagnostics::new());
+    root.other
+        .get("materials")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|material| {
+            let name = material.get("name").and_then(Value::as_str)?.to_owned();
+            let toon = crate::formats::gltf::toon::toon_of(material, |_| None)?;
+            Some((name, toon))
+        })
+        .collect()
+}
+
 /// The VRM 0.x root extension.
 const VRM0_EXTENSION: &str = "VRM";
 /// The VRM 1.0 root extension.

@@ -40,6 +40,8 @@ pub(super) struct Globals {
     grid_color: [f32; 4],
     background: [f32; 4],
     viewport: [f32; 4],
+    /// xyz: the camera's position (for rim light and view-facing outlines).
+    eye: [f32; 4],
 }
 
 #[repr(C)]
@@ -83,6 +85,7 @@ impl Renderer {
             grid_color: linear_rgba(GRID),
             background: linear_rgba(BACKGROUND),
             viewport: [width as f32, height as f32, 0.0, 0.0],
+            eye: [camera.eye.x, camera.eye.y, camera.eye.z, 1.0],
         };
         self.queue
             .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
@@ -183,11 +186,16 @@ impl Renderer {
                     )
                 });
                 for (mesh, style) in order {
-                    pass.set_pipeline(self.mesh_pipelines.get(&self.device, style));
                     pass.set_bind_group(1, &mesh.group, &[]);
                     pass.set_vertex_buffer(0, mesh.vertices.slice(..));
                     pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.set_pipeline(self.mesh_pipelines.get(&self.device, style));
                     pass.draw_indexed(0..mesh.index_count, 0, 0..1);
+                    if mesh.outline && !layers.silhouette {
+                        let outline = MeshStyle::Outline;
+                        pass.set_pipeline(self.mesh_pipelines.get(&self.device, outline));
+                        pass.draw_indexed(0..mesh.index_count, 0, 0..1);
+                    }
                 }
             }
             if let Some(buffer) = &overlay_buffer {

@@ -64,8 +64,8 @@ impl Renderer {
             entries: &[
                 // Joint matrices.
                 buffer_entry(0, vertex, STORAGE),
-                // Material.
-                buffer_entry(1, fragment, UNIFORM),
+                // Material (the vertex stage reads the outline width).
+                buffer_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT, UNIFORM),
                 wgpu::BindGroupLayoutEntry {
                     binding: 2,
                     visibility: fragment,
@@ -123,7 +123,7 @@ impl Renderer {
                 fs: "fs_ground",
                 buffers: &[],
                 depth: Depth::TestAndWrite,
-                cull_back: false,
+                cull: None,
                 blend: None,
                 samples,
             },
@@ -142,7 +142,7 @@ impl Renderer {
                     attributes: &overlay_attributes,
                 })],
                 depth: Depth::Ignore,
-                cull_back: false,
+                cull: None,
                 blend: Some(wgpu::BlendState::ALPHA_BLENDING),
                 samples,
             },
@@ -194,6 +194,9 @@ pub(super) enum MeshStyle {
     },
     /// The silhouette pass: every triangle, both faces, flat white.
     Silhouette,
+    /// A toon material's outline: the mesh pushed out along its normals, back faces only,
+    /// in the outline colour (MToon's inverted hull).
+    Outline,
 }
 
 /// What a material's alpha does (glTF `alphaMode`).
@@ -212,6 +215,7 @@ impl MeshStyle {
     fn slot(self) -> usize {
         match self {
             MeshStyle::Silhouette => 6,
+            MeshStyle::Outline => 7,
             MeshStyle::Material {
                 double_sided,
                 alpha,
@@ -226,7 +230,7 @@ pub(super) struct MeshPipelines {
     shader: wgpu::ShaderModule,
     layout: wgpu::PipelineLayout,
     samples: u32,
-    built: [std::sync::OnceLock<wgpu::RenderPipeline>; 7],
+    built: [std::sync::OnceLock<wgpu::RenderPipeline>; 8],
 }
 
 impl MeshPipelines {
@@ -237,18 +241,41 @@ impl MeshPipelines {
                 0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint32x4,
                 4 => Float32x4, 5 => Uint32x4, 6 => Float32x4
             ];
-            let (fs, depth, cull_back, blend) = match style {
-                MeshStyle::Silhouette => ("fs_silhouette", Depth::TestAndWrite, false, None),
+            let back = |double_sided: bool| (!double_sided).then_some(wgpu::Face::Back);
+            let (vs, fs, depth, cull, blend) = match style {
+                MeshStyle::Silhouette => {
+                    ("vs_mesh", "fs_silhouette", Depth::TestAndWrite, None, None)
+                }
+                MeshStyle::Outline => (
+                    "vs_outline",
+                    "fs_outline",
+                    Depth::TestAndWrite,
+                    Some(wgpu::Face::Front),
+                    None,
+                ),
                 MeshStyle::Material {
                     double_sided,
                     alpha,
                 } => match alpha {
-                    Alpha::Opaque => ("fs_mesh_opaque", Depth::TestAndWrite, !double_sided, None),
-                    Alpha::Mask => ("fs_mesh_mask", Depth::TestAndWrite, !double_sided, None),
+                    Alpha::Opaque => (
+                        "vs_mesh",
+                        "fs_mesh_opaque",
+                        Depth::TestAndWrite,
+                        back(double_sided),
+                        None,
+                    ),
+                    Alpha::Mask => (
+                        "vs_mesh",
+                        "fs_mesh_mask",
+                        Depth::TestAndWrite,
+                        back(double_sided),
+                        None,
+                    ),
                     Alpha::Blend => (
+                        "vs_mesh",
                         "fs_mesh_blend",
                         Depth::Test,
-                        !double_sided,
+                        back(double_sided),
                         Some(wgpu::BlendState::ALPHA_BLENDING),
                     ),
                 },
@@ -259,7 +286,7 @@ impl MeshPipelines {
                     label: "meshes",
                     shader: &self.shader,
                     layout: &self.layout,
-                    vs: "vs_mesh",
+                    vs,
                     fs,
                     buffers: &[Some(wgpu::VertexBufferLayout {
                         array_stride: std::mem::size_of::<Vertex>() as u64,
@@ -267,7 +294,7 @@ impl MeshPipelines {
                         attributes: &attributes,
                     })],
                     depth,
-                    cull_back,
+                    cull,
                     blend,
                     samples: self.samples,
                 },
@@ -314,7 +341,8 @@ struct Spec<'a> {
     fs: &'a str,
     buffers: &'a [Option<wgpu::VertexBufferLayout<'a>>],
     depth: Depth,
-    cull_back: bool,
+    /// The faces not drawn.
+    cull: Option<wgpu::Face>,
     /// `None` writes the colour as it is: cheaper than blending on a software rasteriser,
     /// which would read every covered pixel back.
     blend: Option<wgpu::BlendState>,
@@ -335,7 +363,7 @@ fn build(device: &wgpu::Device, spec: &Spec<'_>) -> wgpu::RenderPipeline {
             topology: wgpu::PrimitiveTopology::TriangleList,
             // Counter-clockwise fronts (glTF); the readers reverse mirrored meshes' winding.
             front_face: wgpu::FrontFace::Ccw,
-            cull_mode: spec.cull_back.then_some(wgpu::Face::Back),
+            cull_mode: spec.cull,
             ..wgpu::PrimitiveState::default()
         },
         depth_stencil: Some(wgpu::DepthStencilState {

@@ -9,7 +9,7 @@ use super::morphs::GpuMorphs;
 use super::pipelines::{Alpha, MeshStyle};
 use super::{linear_rgba, Renderer, DEFAULT_BASE};
 use crate::error::Diagnostics;
-use crate::model::mesh::{AlphaMode, SkinnedMesh};
+use crate::model::mesh::{AlphaMode, Outline, SkinnedMesh, Toon};
 use crate::ops::preview::image::Image;
 use crate::ops::preview::scene::Character;
 use crate::ops::preview::texture;
@@ -29,6 +29,8 @@ pub(super) struct GpuMesh {
     pub(super) morphs: GpuMorphs,
     pub(super) group: wgpu::BindGroup,
     pub(super) style: MeshStyle,
+    /// Whether its toon material draws an outline (a second, [`MeshStyle::Outline`] draw).
+    pub(super) outline: bool,
 }
 
 #[repr(C)]
@@ -48,6 +50,66 @@ pub(super) struct Vertex {
 struct MaterialUniform {
     base_color: [f32; 4],
     alpha: [f32; 4],
+    /// x: 1 for a toon material, y: shading shift, z: shading toony, w: GI equalisation.
+    toon: [f32; 4],
+    /// rgb: the shade colour.
+    shade: [f32; 4],
+    /// rgb: the rim colour, w: its fresnel power.
+    rim: [f32; 4],
+    /// x: rim lift, y: rim lighting mix.
+    rim_more: [f32; 4],
+    /// rgb: the outline colour, w: its lighting mix.
+    outline: [f32; 4],
+    /// x: outline width, y: 1 world (metres), 2 screen (fraction of the picture's height).
+    outline_width: [f32; 4],
+}
+
+impl MaterialUniform {
+    /// A plain material: `base_color`, alpha cutoff `cutoff`, no toon shading.
+    fn plain(base_color: [f32; 4], cutoff: f32) -> MaterialUniform {
+        MaterialUniform {
+            base_color,
+            alpha: [cutoff, 0.0, 0.0, 0.0],
+            toon: [0.0; 4],
+            shade: [0.0; 4],
+            rim: [0.0; 4],
+            rim_more: [0.0; 4],
+            outline: [0.0; 4],
+            outline_width: [0.0; 4],
+        }
+    }
+
+    /// Adds a toon material's parameters.
+    fn with_toon(mut self, toon: &Toon) -> MaterialUniform {
+        self.toon = [
+            1.0,
+            toon.shading_shift,
+            toon.shading_toony,
+            toon.gi_equalization,
+        ];
+        let [r, g, b] = toon.shade_color;
+        self.shade = [r, g, b, 1.0];
+        let [r, g, b] = toon.rim_color;
+        self.rim = [r, g, b, toon.rim_fresnel_power];
+        self.rim_more = [toon.rim_lift, toon.rim_lighting_mix, 0.0, 0.0];
+        let (width, mode, color, mix) = match toon.outline {
+            Outline::None => (0.0, 0.0, [0.0; 3], 0.0),
+            Outline::World {
+                width,
+                color,
+                lighting_mix,
+            } => (width, 1.0, color, lighting_mix),
+            Outline::Screen {
+                width,
+                color,
+                lighting_mix,
+            } => (width, 2.0, color, lighting_mix),
+        };
+        let [r, g, b] = color;
+        self.outline = [r, g, b, mix];
+        self.outline_width = [width, mode, 0.0, 0.0];
+        self
+    }
 }
 
 impl Renderer {
@@ -106,24 +168,23 @@ impl Renderer {
                             .clone()
                     });
                 let uniform = match material {
-                    Some(m) => MaterialUniform {
-                        base_color: m.base_color,
-                        alpha: [
-                            match m.alpha_mode {
-                                AlphaMode::Opaque => 0.0,
-                                AlphaMode::Mask(cutoff) => cutoff,
-                                AlphaMode::Blend => 0.0,
-                            },
-                            0.0,
-                            0.0,
-                            0.0,
-                        ],
-                    },
-                    None => MaterialUniform {
-                        base_color: linear_rgba(DEFAULT_BASE),
-                        alpha: [0.0; 4],
-                    },
+                    Some(m) => {
+                        let cutoff = match m.alpha_mode {
+                            AlphaMode::Mask(cutoff) => cutoff,
+                            AlphaMode::Opaque | AlphaMode::Blend => 0.0,
+                        };
+                        let plain = MaterialUniform::plain(m.base_color, cutoff);
+                        match &m.toon {
+                            Some(toon) => plain.with_toon(toon),
+                            None => plain,
+                        }
+                    }
+                    None => MaterialUniform::plain(linear_rgba(DEFAULT_BASE), 0.0),
                 };
+                let outline = uniform.outline_width[1] > 0.0 && uniform.outline_width[0] > 0.0;
+                if outline {
+                    self.mesh_pipelines.get(&self.device, MeshStyle::Outline);
+                }
                 // No material is glTF's default material, and VRML's `solid TRUE`: one-sided.
                 let style = MeshStyle::Material {
                     double_sided: material.is_some_and(|m| m.double_sided),
@@ -137,7 +198,9 @@ impl Renderer {
                 self.mesh_pipelines.get(&self.device, style);
                 let morphs = GpuMorphs::upload(&self.device, mesh, max_morph_bytes, diagnostics);
                 let texture = view.as_ref().unwrap_or(&self.white);
-                self.upload_mesh((index, mesh), &uniform, texture, style, morphs)
+                let mut on_gpu = self.upload_mesh((index, mesh), &uniform, texture, style, morphs);
+                on_gpu.outline = outline;
+                on_gpu
             })
             .collect();
         GpuCharacter { meshes }
@@ -235,6 +298,7 @@ impl Renderer {
             morphs,
             group,
             style,
+            outline: false,
         }
     }
 }

@@ -9,6 +9,7 @@
 //! assert!((t.transform_point(Vec3::ZERO) - Vec3::X).length() < 1e-6);
 //! ```
 
+pub mod color;
 pub mod num;
 pub mod sample;
 pub mod text;

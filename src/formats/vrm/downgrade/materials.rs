@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::Diagnostics;
 use crate::formats::gltf::json::Root;
+use crate::math::color::linear_to_srgb;
 
 /// The 1.0 MToon material extension.
 const MTOON: &str = "VRMC_materials_mtoon";
@@ -116,9 +117,9 @@ fn property(index: usize, material: &Value, diagnostics: &mut Diagnostics) -> Va
     vectors.insert(
         "_Color".into(),
         json!([
-            to_srgb(base[0]),
-            to_srgb(base[1]),
-            to_srgb(base[2]),
+            linear_to_srgb(base[0]),
+            linear_to_srgb(base[1]),
+            linear_to_srgb(base[2]),
             base[3]
         ]),
     );
@@ -379,17 +380,13 @@ fn shading_0x(shift: f64, toony: f64) -> (f64, f64) {
     (min, toony_0x)
 }
 
-/// The inverse sRGB transfer curve: linear to sRGB-encoded.
-fn to_srgb(c: f64) -> f64 {
-    if c <= 0.003_130_8 {
-        c * 12.92
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    }
-}
-
 fn srgb_vector(c: [f64; 3]) -> Value {
-    json!([to_srgb(c[0]), to_srgb(c[1]), to_srgb(c[2]), 1.0])
+    json!([
+        linear_to_srgb(c[0]),
+        linear_to_srgb(c[1]),
+        linear_to_srgb(c[2]),
+        1.0
+    ])
 }
 
 fn floats3(value: Option<&Value>) -> Option<[f64; 3]> {
@@ -424,18 +421,5 @@ mod tests {
         );
         let (shift, toony) = shading_0x(-0.5, 0.5);
         assert!(shift.abs() < 1e-9 && toony.abs() < 1e-9, "{shift} {toony}");
-    }
-
-    #[test]
-    fn srgb_round_trips() {
-        for c in [0.0, 0.002, 0.2, 0.5, 1.0] {
-            let srgb = to_srgb(c);
-            let back = if srgb <= 0.04045 {
-                srgb / 12.92
-            } else {
-                ((srgb + 0.055) / 1.055).powf(2.4)
-            };
-            assert!((back - c).abs() < 1e-12, "{c}");
-        }
     }
 }

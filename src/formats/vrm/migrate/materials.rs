@@ -28,6 +28,7 @@ use serde_json::{json, Map, Value};
 use super::vrm0::{self, at, BASE};
 use crate::error::Diagnostics;
 use crate::formats::gltf::json::Root;
+use crate::math::color::srgb_to_linear;
 
 /// The 0.x shader name that means "use the glTF material as it is".
 const GLTF_SHADER: &str = "VRM_USE_GLTFSHADER";
@@ -164,15 +165,6 @@ impl<'a> Params<'a> {
 
     fn texture(&self, key: &str) -> Option<usize> {
         self.textures?.get(key).and_then(vrm0::index)
-    }
-}
-
-/// The sRGB transfer curve: an sRGB-encoded component to linear.
-fn srgb_to_linear(c: f64) -> f64 {
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
     }
 }
 

@@ -122,12 +122,7 @@ pub struct Renderer {
 
 /// An sRGB byte as a linear value.
 pub(super) fn linear(c: u8) -> f32 {
-    let c = f32::from(c) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
+    crate::math::num::to_f32(crate::math::color::srgb_to_linear(f64::from(c) / 255.0))
 }
 
 pub(super) fn linear_rgba(c: Rgba) -> [f32; 4] {

@@ -2,7 +2,7 @@
 //! repaired or found wrong along the way, handed back to the caller instead of logged).
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub mod codes;
 
@@ -53,6 +53,8 @@ pub enum Error {
         location: Location,
         /// What was found and what was expected.
         message: String,
+        /// A registered code for programs to match on ([`Error::code`]).
+        code: &'static str,
     },
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
@@ -71,6 +73,22 @@ pub enum Error {
     },
 }
 
+/// The code of an invalid file of the format its extension names.
+fn format_code(path: &Path) -> &'static str {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("gltf" | "glb" | "vrm" | "vrma" | "bin") => "GLTF_INVALID",
+        Some("x3d" | "x3dv" | "x3dz" | "x3dvz" | "wrl" | "gz") => "HANIM_INVALID",
+        Some("bvh") => "BVH_INVALID",
+        Some("tres" | "import" | "godot" | "tscn") => "GODOT_INVALID",
+        Some("toml") => "MAPPING_TABLE_INVALID",
+        _ => "INPUT_INVALID",
+    }
+}
+
 fn located(location: &Location) -> String {
     match location {
         Location::File => String::new(),
@@ -79,8 +97,27 @@ fn located(location: &Location) -> String {
 }
 
 impl Error {
-    /// An [`Error::Invalid`] for `path` at `location`.
+    /// An [`Error::Invalid`] for `path` at `location`, with the code of the file's format
+    /// (told by its extension: `GLTF_INVALID`, `HANIM_INVALID`, `BVH_INVALID`, …).
     pub fn invalid(
+        path: impl Into<PathBuf>,
+        location: Location,
+        message: impl Into<String>,
+    ) -> Self {
+        let path = path.into();
+        let code = format_code(&path);
+        Error::Invalid {
+            path,
+            location,
+            message: message.into(),
+            code,
+        }
+    }
+
+    /// An [`Error::Invalid`] with a code of its own (`INPUT_TOO_LARGE`, `INPUT_NOT_A_FILE`, …;
+    /// registered in [`codes`]).
+    pub fn invalid_coded(
+        code: &'static str,
         path: impl Into<PathBuf>,
         location: Location,
         message: impl Into<String>,
@@ -89,6 +126,58 @@ impl Error {
             path: path.into(),
             location,
             message: message.into(),
+            code,
+        }
+    }
+
+    /// The error's registered code: an [`Error::Invalid`]'s own, `IO_FAILED` for
+    /// [`Error::Io`], `REQUEST_UNSUPPORTED` for [`Error::Unsupported`].
+    ///
+    /// ```
+    /// use humanoid::error::{Error, Location};
+    /// let e = Error::invalid("walk.bvh", Location::Byte(3), "invalid UTF-8");
+    /// assert_eq!(e.code(), "BVH_INVALID");
+    /// assert_eq!(Error::unsupported("no").code(), "REQUEST_UNSUPPORTED");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Invalid { code, .. } => code,
+            Error::Io { .. } => "IO_FAILED",
+            Error::Unsupported { .. } => "REQUEST_UNSUPPORTED",
+        }
+    }
+
+    /// Where in its file, for an [`Error::Invalid`] with a place.
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            Error::Invalid { location, .. } if *location != Location::File => Some(location),
+            _ => None,
+        }
+    }
+
+    /// The file the error is about, when it names one.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Error::Invalid { path, .. } | Error::Io { path, .. } => Some(path),
+            Error::Unsupported { .. } => None,
+        }
+    }
+
+    /// This error, saying it is about `file` when it names no file yet (an
+    /// [`Error::Unsupported`] whose message does not start with the file's name).
+    pub fn about(self, file: &Path) -> Self {
+        match self {
+            Error::Unsupported { message } => {
+                let shown = file.display().to_string();
+                if message.starts_with(&shown) {
+                    Error::Unsupported { message }
+                } else {
+                    Error::Unsupported {
+                        message: format!("{shown}: {message}"),
+                    }
+                }
+            }
+            other => other,
         }
     }
 

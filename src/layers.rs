@@ -7,7 +7,7 @@
 //! | layer | folders | may import |
 //! |---|---|---|
 //! | 0 | `math`, `error` | nothing of the crate (`error` and `math` are leaves) |
-//! | 1 | `model` | layer 0 |
+//! | 1 | `model`, `io` (bounded input, atomic output) | layer 0 |
 //! | 2 | `pose`, `mapping` | layers 0–1 (not each other) |
 //! | 3 | `formats/*`, `mannequin` | layers 0–2, the `formats` root (`Format`, `uri`); VRM also glTF |
 //! | 4 | `ops` (convert, retarget, inspect, sockets, demo, read, preview, …) | layers 0–3 |
@@ -49,7 +49,7 @@ fn unit_of_path(path: &str) -> String {
 fn layer(unit: &str) -> Option<u8> {
     Some(match unit {
         "math" | "error" => 0,
-        "model" => 1,
+        "model" | "io" => 1,
         "pose" | "mapping" => 2,
         "formats" | "mannequin" => 3,
         u if u.starts_with("formats/") => 3,

@@ -142,6 +142,7 @@
 
 pub mod error;
 pub mod formats;
+pub mod io;
 #[cfg(test)]
 mod layers;
 pub mod mannequin;

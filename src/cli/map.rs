@@ -68,13 +68,7 @@ impl MapCommandArgs {
             }
         };
         if let Some(path) = table_out {
-            if path.exists() && !force {
-                return Err(humanoid::Error::unsupported(format!(
-                    "{}: the output exists; pass --force to replace it",
-                    path.display()
-                ))
-                .into());
-            }
+            humanoid::io::output::check(path, force)?;
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("rig");
             let text = report.to_toml(stem, &file.display().to_string());
             std::fs::write(path, text).map_err(|e| humanoid::Error::io(path, e))?;

@@ -20,7 +20,29 @@ impl ValidateArgs {
     /// Checks the file and prints what was found.
     pub fn run(&self, out: &mut impl Write) -> Result<ExitCode, CliError> {
         let (file, json) = (&self.file, self.json);
-        let diagnostics = humanoid::inspect::validate(file)?;
+        let diagnostics = match humanoid::inspect::validate(file) {
+            Ok(diagnostics) => diagnostics,
+            // With --json a file that cannot be read is one error diagnostic, so a program
+            // gets its code and place as for any other finding.
+            Err(error) if json => {
+                let finding = serde_json::json!({
+                    "code": error.code(),
+                    "severity": "error",
+                    "location": place(&error),
+                    "message": error.to_string(),
+                });
+                write_json(
+                    out,
+                    &serde_json::json!({
+                        "file": file.display().to_string(),
+                        "valid": false,
+                        "diagnostics": [finding],
+                    }),
+                )?;
+                return Ok(ExitCode::from(1));
+            }
+            Err(error) => return Err(error.into()),
+        };
         let errors = diagnostics
             .iter()
             .filter(|d| d.severity == humanoid::Severity::Error)
@@ -49,5 +71,16 @@ impl ValidateArgs {
         } else {
             ExitCode::from(1)
         })
+    }
+}
+
+/// An error's place as a diagnostic gives it: `byte 12`, `/nodes/3`, `3:14`, or empty.
+fn place(error: &humanoid::Error) -> String {
+    use humanoid::error::Location;
+    match error.location() {
+        Some(Location::Byte(offset)) => format!("byte {offset}"),
+        Some(Location::JsonPointer(pointer)) => pointer.clone(),
+        Some(Location::LineColumn { line, column }) => format!("{line}:{column}"),
+        _ => String::new(),
     }
 }

@@ -76,6 +76,7 @@ pub const CODES: &[CodeInfo] = &[
 
     // BVH_
     code("BVH_END_SITE_NAME", INFO, "BVH output: leaf joints were written as End Sites, which carry no name, so they read back as `<parent>_End`"),
+    code("BVH_INVALID", ERROR, "BVH input: the file breaks the BVH grammar or a limit (the error names the line:column)"),
     code("BVH_JOINTS_RENAMED", WARNING, "BVH output: mapped joints were renamed to their VRM 1.0 bone names because a reader guessing bones from names would map their original names to other bones"),
     code("BVH_JOINT_POSITIONS", INFO, "BVH output: joints that the clip moves off their rest offset got position channels as well as rotation channels"),
     code("BVH_LAYOUT_CHANNELS", WARNING, "BVH output: the requested channel layout cannot hold a full rotation for some joints, so default channels were written"),
@@ -180,6 +181,7 @@ pub const CODES: &[CodeInfo] = &[
     code("GLTF_EXTENSION_BUFFER_INDEX", WARNING, "GLB output: buffers were merged into the binary chunk, but buffer indices or offsets inside a buffer view's extensions were not rewritten"),
     code("GLTF_IMAGE_SOURCE", WARNING, "glTF check: an image has both or neither of uri and bufferView"),
     code("GLTF_INDEX_OUT_OF_RANGE", ERROR, "glTF check: an index (node, mesh, accessor, buffer view, ...) points past the end of its array"),
+    code("GLTF_INVALID", ERROR, "glTF, GLB, VRM or VRMA input: the container or the JSON breaks the format (the error names the byte offset or JSON pointer)"),
     code("GLTF_NODE_CYCLE", ERROR, "glTF check: the node hierarchy has a cycle (a node is its own ancestor)"),
     code("GLTF_NODE_MATRIX_AND_TRS", ERROR, "glTF check: a node has both a matrix and translation/rotation/scale"),
     code("GLTF_NODE_NOT_FINITE", ERROR, "glTF check: a node's translation, rotation, scale or matrix has a component that is not a finite number"),
@@ -196,6 +198,7 @@ pub const CODES: &[CodeInfo] = &[
     // GODOT_
     code("GODOT_BONE_MAPPED_TWICE", WARNING, "Godot BoneMap input: one skeleton bone is mapped to two profile bones, which Godot marks an error"),
     code("GODOT_BONE_RENAMED", INFO, "Godot output: bone names were written as Godot's importer spells them"),
+    code("GODOT_INVALID", ERROR, "Godot input: the resource text breaks the format (the error names the line:column)"),
     code("GODOT_PROFILE_BONE_UNMAPPED", WARNING, "Godot SkeletonProfile input: profile bones that are no canonical humanoid bone were left out"),
     code("GODOT_PROFILE_CANONICAL", INFO, "Godot profile output: Godot's canonical SkeletonProfileHumanoid is written; the input's proportions are not used"),
     code("GODOT_PROFILE_MAPPED", INFO, "Godot SkeletonProfile input: how many profile bones were identified and by what"),
@@ -217,6 +220,7 @@ pub const CODES: &[CodeInfo] = &[
     code("HANIM_GZIP", INFO, "H-Anim input: the file was gzip-compressed and was decompressed"),
     code("HANIM_HUMANOID_TRANSFORM", INFO, "H-Anim output: plain nodes above the skeleton were not written as joints; the HAnimHumanoid takes their translation and scale and the joint centres their rotation"),
     code("HANIM_HUMANOID_TRANSFORM_BAKED", WARNING, "H-Anim output: nodes above the skeleton have shear or a non-uniform or mirroring scale the HAnimHumanoid cannot hold, so it was baked into the joint centres"),
+    code("HANIM_INVALID", ERROR, "H-Anim input (X3D XML, ClassicVRML, VRML97): the file breaks its encoding's grammar or a limit (the error names the line:column)"),
     code("HANIM_JOINTS_RENAMED", INFO, "H-Anim output: joints were named by their H-Anim names (from the hanim mapping table)"),
     code("HANIM_JOINTS_WRITTEN", INFO, "H-Anim output: how many joints were written, the top joints and the level of articulation"),
     code("HANIM_JOINT_NOT_IN_SKELETON", WARNING, "H-Anim input: joints in the humanoid's joints list that its skeleton does not reach were ignored"),
@@ -268,6 +272,12 @@ pub const CODES: &[CodeInfo] = &[
     code("HUMANOID_NOT_MAPPED", INFO, "A rig that declares no humanoid could not be mapped to humanoid bones (the message says why); it is read as a plain skeleton"),
 
     // MESH_
+    code("INPUT_INVALID", ERROR, "an input of no known format cannot be read"),
+    code("INPUT_NOT_A_FILE", ERROR, "an input (or a file it names) is a folder, a FIFO, a device or a socket, not a regular file: refused before reading"),
+    code("INPUT_NOT_UTF8", ERROR, "a text input is not UTF-8 (UTF-16, or invalid bytes): the error names the byte offset"),
+    code("INPUT_TOO_LARGE", ERROR, "an input is over its size limit (docs/limits.md; an environment variable raises it for trusted files)"),
+    code("IO_FAILED", ERROR, "reading or writing a file failed (the system's reason)"),
+    code("MAPPING_TABLE_INVALID", ERROR, "a mapping table (TOML) breaks the table format (the error names the line:column)"),
     code("MATERIAL_TOON_DROPPED", WARNING, "an output made from the model (H-Anim, a GLB built from H-Anim or BVH) holds no toon shading: MToon materials keep their base colour and texture only"),
     code("MESH_ATTRIBUTES_DROPPED", WARNING, "glTF meshes read into the model: vertex attributes the model does not hold were not carried"),
     code("MESH_INFLUENCES_TRUNCATED", WARNING, "glTF meshes read into the model: vertices with more than 4 joint influences keep the 4 largest, renormalised"),
@@ -347,6 +357,7 @@ pub const CODES: &[CodeInfo] = &[
     code("PREVIEW_SKELETON_ONLY", INFO, "Preview: drawn on the CPU, skeleton and sockets only, no meshes"),
 
     // RETARGET_
+    code("REQUEST_UNSUPPORTED", ERROR, "the request cannot be carried out (an output that exists, a format that cannot hold the input): the message says what to do"),
     code("RETARGET_HIPS_HEIGHT", WARNING, "Retarget: the hips motion was scaled by the ratio of the target's rest hips height to the source's"),
 
     // SOCKETS_

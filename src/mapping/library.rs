@@ -53,7 +53,7 @@ impl Library {
     /// # Errors
     /// The file cannot be read or is not a valid table.
     pub fn add_file(&mut self, path: &Path) -> Result<String, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = read_table(path)?;
         Ok(self.add_table(Table::parse(&text, path)?))
     }
 
@@ -75,6 +75,16 @@ impl Library {
     pub fn get(&self, name: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.name == name)
     }
+}
+
+/// The text of a table file, at most [`Limits::table_bytes`](crate::io::Limits) (the largest
+/// built-in table is a few kilobytes).
+fn read_table(path: &Path) -> Result<String, Error> {
+    crate::io::input::read_text(
+        path,
+        crate::io::Limits::get().table_bytes,
+        "a mapping table",
+    )
 }
 
 /// The result of checking one table file.
@@ -101,9 +111,7 @@ pub fn lint_dir(dir: &Path) -> Result<Vec<Lint>, Error> {
     Ok(paths
         .into_iter()
         .map(|path| {
-            let result = std::fs::read_to_string(&path)
-                .map_err(|e| Error::io(&path, e))
-                .and_then(|text| Table::parse(&text, &path).map(|_| ()));
+            let result = read_table(&path).and_then(|text| Table::parse(&text, &path).map(|_| ()));
             Lint {
                 file: path.display().to_string(),
                 result,

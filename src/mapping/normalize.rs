@@ -30,9 +30,31 @@ pub struct Key {
     pub core: String,
 }
 
+/// Names longer than this match no table name (the longest rig names are under 100 bytes); they
+/// get a key of their own without being normalised, so a file of megabyte names costs no
+/// more to map than one of short names.
+pub const MAX_NAME_BYTES: usize = 1024;
+
 /// Normalises `name`: strips the first matching prefix, splits into tokens, takes out one side
 /// marker, lower-cases and joins the rest.
+///
+/// ```
+/// use humanoid::mapping::normalize::{key, Side};
+/// let k = key("mixamorig:LeftUpLeg", &["mixamorig:"]);
+/// assert_eq!((k.side, k.core.as_str()), (Side::Left, "upleg"));
+/// ```
 pub fn key(name: &str, prefixes: &[&str]) -> Key {
+    if name.len() > MAX_NAME_BYTES {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        name.hash(&mut hasher);
+        // A control character no normalised table name holds, and the name's hash.
+        let core = format!("\u{1}{:016x}", hasher.finish());
+        return Key {
+            side: Side::None,
+            core,
+        };
+    }
     let ascii = fold_full_width(name);
     let stripped = strip_prefix(&ascii, prefixes);
     let mut tokens = tokens(stripped);

@@ -40,7 +40,7 @@ use toml::Spanned;
 
 use super::normalize::{key, Key};
 use crate::error::{Error, Location};
-use crate::math::text::line_column;
+use crate::math::text::{line_column, LineIndex, Position};
 use crate::model::bone::suggest;
 use crate::model::{HumanBone, Profile};
 
@@ -92,6 +92,9 @@ struct RawMatch {
     prefixes: Vec<String>,
 }
 
+/// Problems listed after the first in one message.
+const MAX_LISTED: usize = 20;
+
 /// A problem found in a table: where, and what.
 struct Problem {
     at: usize,
@@ -121,11 +124,17 @@ impl Table {
         match problems.first() {
             None => table.ok_or_else(|| Error::unsupported("table check failed")),
             Some(first) => {
-                let (line, column) = line_column(text, first.at);
+                // One index for every message: a lookup per problem from the start of the
+                // text would be quadratic in a table of many lines.
+                let lines = LineIndex::new(text);
+                let Position { line, column } = lines.position(first.at);
                 let mut message = first.message.clone();
-                for p in problems.iter().skip(1) {
-                    let (l, c) = line_column(text, p.at);
-                    let _ = write!(message, "; also {l}:{c}: {}", p.message);
+                for p in problems.iter().skip(1).take(MAX_LISTED) {
+                    let at = lines.position(p.at);
+                    let _ = write!(message, "; also {}: {}", at.label(), p.message);
+                }
+                if problems.len() > MAX_LISTED + 1 {
+                    let _ = write!(message, "; and {} more", problems.len() - MAX_LISTED - 1);
                 }
                 Err(Error::invalid(
                     file,
@@ -269,9 +278,14 @@ fn check(raw: RawTable, file: &Path, problems: &mut Vec<Problem>) -> Option<Tabl
         let Ok(bone) = canonical.parse::<HumanBone>() else {
             problems.push(Problem {
                 at,
+                // A suggestion costs an edit distance per bone: only for the problems shown.
                 message: format!(
                     "{canonical:?} is not a canonical bone name{}",
-                    suggest(canonical)
+                    if problems.len() <= MAX_LISTED {
+                        suggest(canonical)
+                    } else {
+                        String::new()
+                    }
                 ),
             });
             continue;

@@ -112,12 +112,24 @@ impl Format {
     /// # Errors
     /// An extension no format claims.
     pub fn for_input(path: &Path) -> Result<Format, Error> {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let extension = |p: &Path| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or("")
+                .to_ascii_lowercase()
+        };
+        let mut ext = extension(path);
+        if ext == "gz" {
+            // `.x3d.gz`, `.x3dv.gz`, `.wrl.gz`: H-Anim, gzip-compressed (the reader gunzips).
+            let inner = extension(Path::new(path.file_stem().unwrap_or_default()));
+            if matches!(inner.as_str(), "x3d" | "x3dv" | "wrl") {
+                ext = inner;
+            }
+        }
         Ok(match ext.as_str() {
+            "x3dz" => Format::X3d,
+            "x3dvz" => Format::X3dv,
+            "wrz" => Format::Wrl,
             "glb" => Format::Glb,
             "gltf" => Format::Gltf,
             "vrm" => Format::Vrm1,
@@ -129,7 +141,7 @@ impl Format {
             "tres" | "import" => Format::GodotBoneMap,
             _ => {
                 return Err(Error::unsupported(format!(
-                    "{}: unknown input format {ext:?} (known: .glb .gltf .vrm .vrma .x3d .x3dv .wrl .bvh .tres .import)",
+                    "{}: unknown input format {ext:?} (known: .glb .gltf .vrm .vrma .x3d .x3dv .wrl (also gzip-compressed: .x3dz .x3dvz .wrz .x3d.gz .x3dv.gz .wrl.gz) .bvh .tres .import)",
                     path.display()
                 )))
             }

@@ -130,12 +130,7 @@ pub fn write_demo(dir: &Path, force: bool) -> Result<Vec<PathBuf>, Error> {
     let nodes_path = dir.join("mannequin.glb");
     let ext_path = dir.join("mannequin_ext_clips.glb");
     for path in [&nodes_path, &ext_path] {
-        if path.exists() && !force {
-            return Err(Error::unsupported(format!(
-                "{}: the output exists; pass --force to replace it",
-                path.display()
-            )));
-        }
+        crate::io::output::check(path, force)?;
     }
     let humanoids = [m.humanoid.clone()];
     let generator = concat!("humanoid ", env!("CARGO_PKG_VERSION"), " mannequin");
@@ -195,12 +190,7 @@ pub fn write_previews(dir: &Path, force: bool) -> Result<(Vec<PathBuf>, Diagnost
         .map(|c| (c.name.clone(), folder.join(format!("{}.gif", c.name))))
         .collect();
     for (_, path) in &outputs {
-        if path.exists() && !force {
-            return Err(Error::unsupported(format!(
-                "{}: the output exists; pass --force to replace it",
-                path.display()
-            )));
-        }
+        crate::io::output::check(path, force)?;
     }
     std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
     let mut painter = match Painter::new(Backend::Auto, false) {

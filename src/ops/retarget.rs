@@ -122,7 +122,8 @@ pub fn retarget(
             ),
         );
     }
-    let baked = bake(&source, clip, &target, options.fps, &mut diagnostics)?;
+    let baked =
+        bake(&source, clip, &target, options.fps, &mut diagnostics).map_err(|e| e.about(anim))?;
 
     let flavour = vrm::flavour(&document);
     let target_format = match options.to {

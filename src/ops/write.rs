@@ -90,8 +90,8 @@ impl Serialize for Format {
 pub fn write(character: &Character, path: &Path, options: &WriteOptions) -> Result<Written, Error> {
     if let Some(source) = &character.source {
         check_output_path(source, path, options.force)?;
-    } else if path.exists() && !options.force {
-        return Err(exists(path));
+    } else {
+        crate::io::output::check(path, options.force)?;
     }
     let target = target_format(character, path, options.to)?;
     check_clip_option(target, options)?;
@@ -527,17 +527,7 @@ pub(crate) fn check_output_path(input: &Path, output: &Path, force: bool) -> Res
             output.display()
         )));
     }
-    if output.exists() && !force {
-        return Err(exists(output));
-    }
-    Ok(())
-}
-
-fn exists(output: &Path) -> Error {
-    Error::unsupported(format!(
-        "{}: the output exists; pass --force to replace it",
-        output.display()
-    ))
+    crate::io::output::check(output, force)
 }
 
 /// Reports the joints [`Asset::rig_only`] left out, by name.

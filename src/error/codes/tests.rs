@@ -10,6 +10,22 @@ use crate::error::{Diagnostics, Severity};
 
 /// Code-shaped literals in `src/` that are not diagnostic codes, and what they are.
 const NOT_CODES: &[(&str, &str)] = &[
+    (
+        "HUMANOID_MAX_BINARY_BYTES",
+        "an environment variable (docs/limits.md)",
+    ),
+    (
+        "HUMANOID_MAX_DEPTH",
+        "an environment variable (docs/limits.md)",
+    ),
+    (
+        "HUMANOID_MAX_TABLE_BYTES",
+        "an environment variable (docs/limits.md)",
+    ),
+    (
+        "HUMANOID_MAX_TEXT_BYTES",
+        "an environment variable (docs/limits.md)",
+    ),
     ("CC_BY", "a VRM 0.x licenseName"),
     ("CC_BY_NC", "a VRM 0.x licenseName"),
     ("CC_BY_NC_ND", "a VRM 0.x licenseName"),

@@ -94,7 +94,6 @@ mod read;
 mod roundtrip;
 mod write;
 
-use std::io::Read as _;
 use std::path::Path;
 
 pub use channel::{Axis, Channel, EulerOrder, UnknownChannel, UnknownOrder};
@@ -131,7 +130,7 @@ pub struct ReadOptions {
     /// The length of one file unit in metres ([`CENTIMETRES`], [`INCHES`], …); `None` detects
     /// it from the rest hips height ([`units::detect`]).
     pub scale: Option<f64>,
-    /// Larger inputs are refused (default [`MAX_FILE_BYTES`]).
+    /// Larger inputs are refused (default [`MAX_FILE_BYTES`], or `HUMANOID_MAX_TEXT_BYTES`).
     pub max_bytes: usize,
     /// Files with more frames × channels are refused before anything is allocated for them
     /// (default [`MAX_MOTION_VALUES`]).
@@ -142,7 +141,7 @@ impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             scale: None,
-            max_bytes: MAX_FILE_BYTES,
+            max_bytes: usize::try_from(crate::io::Limits::get().text_bytes).unwrap_or(usize::MAX),
             max_values: MAX_MOTION_VALUES,
         }
     }
@@ -246,7 +245,7 @@ pub fn read_with_layout(
     // A UTF-8 byte order mark is not part of the first word.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let limits = parse::Limits {
-        max_depth: MAX_DEPTH,
+        max_depth: crate::io::Limits::get().depth,
         max_joints: MAX_JOINTS,
         max_values: options.max_values,
     };
@@ -279,26 +278,8 @@ pub fn read_asset_with_layout(
 }
 
 fn read_text(path: &Path, max_bytes: usize) -> Result<String, Error> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let length = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    if length > u64::try_from(max_bytes).unwrap_or(u64::MAX) {
-        return Err(too_large(
-            path,
-            usize::try_from(length).unwrap_or(usize::MAX),
-            max_bytes,
-        ));
-    }
-    let mut text = String::new();
-    let limit = u64::try_from(max_bytes)
-        .unwrap_or(u64::MAX)
-        .saturating_add(1);
-    file.take(limit)
-        .read_to_string(&mut text)
-        .map_err(|e| Error::io(path, e))?;
-    if text.len() > max_bytes {
-        return Err(too_large(path, text.len(), max_bytes));
-    }
-    Ok(text)
+    let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX);
+    crate::io::input::read_text(path, limit, "a BVH file")
 }
 
 fn too_large(file: &Path, bytes: usize, max: usize) -> Error {

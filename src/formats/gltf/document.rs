@@ -13,7 +13,7 @@
 //! be changed by another process while the document is alive (the usual caveat of `mmap`).
 
 use std::fmt;
-use std::fs::File;
+
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -130,10 +130,20 @@ pub struct Document {
 
 type Backing = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
-/// Memory-maps a file (an empty file becomes an empty vector: it cannot be mapped).
-fn map_file(path: &Path) -> std::io::Result<Backing> {
-    let file = File::open(path)?;
-    if file.metadata()?.len() == 0 {
+/// Memory-maps a regular file of at most [`Limits::binary_bytes`] (an empty file becomes an
+/// empty vector: it cannot be mapped).
+fn map_file(path: &Path, what: &str) -> Result<Backing, Error> {
+    let (file, metadata) = crate::io::input::open(path)?;
+    let limit = crate::io::Limits::get().binary_bytes;
+    if metadata.len() > limit {
+        return Err(crate::io::input::too_large(
+            path,
+            metadata.len(),
+            limit,
+            what,
+        ));
+    }
+    if metadata.len() == 0 {
         return Ok(Arc::new(Vec::<u8>::new()));
     }
     // `populate` fills the page tables up front (MAP_POPULATE, about 1 ms per 100 MB of cached
@@ -143,7 +153,8 @@ fn map_file(path: &Path) -> std::io::Result<Backing> {
     // SAFETY: the map is read-only, and we never write to a file we have mapped (writers refuse
     // input paths). Another process truncating or rewriting the file while it is mapped is the
     // documented caveat of memory-mapped input.
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
+        .map_err(|e| Error::io(path, e))?;
     Ok(Arc::new(map))
 }
 
@@ -182,7 +193,7 @@ impl Document {
     /// is not a valid glTF document.
     pub fn open(path: impl AsRef<Path>) -> Result<Document, Error> {
         let path = path.as_ref();
-        let backing = map_file(path).map_err(|e| Error::io(path, e))?;
+        let backing = map_file(path, "a glTF file")?;
         Self::from_backing(backing, path.to_path_buf(), Some(folder_of(path)), true)
     }
 
@@ -359,8 +370,8 @@ impl Document {
             Uri::Data { bytes, .. } => Ok((Bytes::from_vec(bytes), Source::DataUri)),
             Uri::Relative(relative) => {
                 let file = self.resolve_relative(&relative, pointer)?;
-                let backing = map_file(&file)
-                    .map_err(|e| invalid(format!("cannot read {}: {e}", file.display())))?;
+                let backing = map_file(&file, "a glTF buffer")
+                    .map_err(|e| invalid(format!("cannot read the buffer: {e}")))?;
                 let len = (*backing).as_ref().len();
                 Ok((Bytes::sub(&backing, 0..len), Source::File(file)))
             }

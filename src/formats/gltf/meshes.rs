@@ -704,7 +704,8 @@ fn image(document: &Document, index: usize) -> Option<Image> {
             ),
             Uri::Relative(path) => {
                 let file = uri::resolve(document.base_dir()?, &path).ok()?;
-                let bytes = std::fs::read(file).ok()?;
+                let limit = crate::io::Limits::get().binary_bytes;
+                let bytes = crate::io::input::read_bounded(&file, limit, "an image").ok()?;
                 let mime = json
                     .mime_type
                     .clone()

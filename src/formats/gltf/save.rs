@@ -491,16 +491,5 @@ fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut fs::File) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let dir = folder_of(path);
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".humanoid-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(fs::Permissions::from_mode(0o644));
-    }
-    let mut temp = builder.tempfile_in(&dir).map_err(|e| Error::io(path, e))?;
-    write(temp.as_file_mut())?;
-    temp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    crate::io::output::write_with(path, write)
 }

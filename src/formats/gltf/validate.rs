@@ -71,7 +71,8 @@ pub fn into_error(found: &Diagnostics, file: &Path) -> Option<Error> {
             message.push_str("; …");
         }
     }
-    Some(Error::invalid(
+    Some(Error::invalid_coded(
+        first.code,
         file,
         Location::JsonPointer(first.location.clone()),
         message,

@@ -154,16 +154,24 @@ impl Document {
     /// string, an unknown value constructor, nesting deeper than
     /// [`MAX_DEPTH`](super::parse::MAX_DEPTH), a file larger than
     /// [`MAX_TEXT`](super::parse::MAX_TEXT), a `SubResource`/`ExtResource` id no section
-    /// declares.
+    /// declares; no section at all (an empty file).
     pub fn parse(text: &str, path: &Path) -> Result<Document, Error> {
-        super::parse::parse(text, path)
+        let document = super::parse::parse(text, path)?;
+        if document.header().is_none() {
+            return Err(Error::invalid(
+                path,
+                crate::error::Location::LineColumn { line: 1, column: 1 },
+                "no section: expected a Godot text file, starting with a header such as [gd_resource …] ([remap] for a .import)",
+            ));
+        }
+        Ok(document)
     }
 
     /// Reads and parses a file.
     ///
     /// # Errors
-    /// The file cannot be read, is larger than [`MAX_TEXT`](super::parse::MAX_TEXT), or does
-    /// not parse.
+    /// The file cannot be read, is larger than [`MAX_TEXT`](super::parse::MAX_TEXT), does
+    /// not parse, or has no section (an empty file).
     pub fn read(path: &Path) -> Result<Document, Error> {
         let text = super::project::read_text(path)?;
         Document::parse(&text, path)

@@ -19,7 +19,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::parse::MAX_TEXT;
-use crate::error::{Error, Location};
+use crate::error::Error;
 
 /// Directory entries the `uid://` search looks at before giving up.
 pub const MAX_SCAN: usize = 50_000;
@@ -29,24 +29,8 @@ pub const MAX_SCAN: usize = 50_000;
 /// # Errors
 /// The file cannot be read, is too large, or is not UTF-8.
 pub fn read_text(path: &Path) -> Result<String, Error> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| Error::io(path, e))?
-        .len();
-    if size > MAX_TEXT as u64 {
-        return Err(Error::invalid(
-            path,
-            Location::File,
-            format!("{size} bytes: a Godot text file may be at most {MAX_TEXT} bytes here"),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    String::from_utf8(bytes).map_err(|e| {
-        Error::invalid(
-            path,
-            Location::Byte(e.utf8_error().valid_up_to() as u64),
-            "not UTF-8 text",
-        )
-    })
+    let limit = crate::io::Limits::get().text_bytes.min(MAX_TEXT as u64);
+    crate::io::input::read_text(path, limit, "a Godot text file")
 }
 
 /// A Godot project: the folder `res://` stands for.
@@ -182,7 +166,7 @@ fn join_inside(root: &Path, inner: &str) -> Option<PathBuf> {
 /// The first line of a file, reading at most 4 KiB.
 fn first_line(path: &Path) -> Option<String> {
     use std::io::Read;
-    let file = std::fs::File::open(path).ok()?;
+    let (file, _) = crate::io::input::open(path).ok()?;
     let mut buffer = Vec::with_capacity(4096);
     file.take(4096).read_to_end(&mut buffer).ok()?;
     let text = String::from_utf8_lossy(&buffer);

@@ -91,6 +91,7 @@ mod write_classic;
 mod write_node;
 mod write_xml;
 mod xml;
+mod xml_nesting;
 
 use std::borrow::Cow;
 use std::io::Read as _;
@@ -127,9 +128,10 @@ pub const MAX_IMAGE_BYTES: usize = 64 << 20;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOptions {
-    /// Larger files (or gzip contents) are refused (default [`MAX_FILE_BYTES`]).
+    /// Larger files (or gzip contents) are refused (default [`MAX_FILE_BYTES`], or
+    /// `HUMANOID_MAX_TEXT_BYTES`).
     pub max_bytes: usize,
-    /// Nodes nested deeper are refused (default [`MAX_DEPTH`]).
+    /// Nodes nested deeper are refused (default [`MAX_DEPTH`], or `HUMANOID_MAX_DEPTH`).
     pub max_depth: usize,
     /// Files with more numbers are refused (default [`MAX_VALUES`]).
     pub max_values: usize,
@@ -143,8 +145,8 @@ pub struct ReadOptions {
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
-            max_bytes: MAX_FILE_BYTES,
-            max_depth: MAX_DEPTH,
+            max_bytes: usize::try_from(crate::io::Limits::get().text_bytes).unwrap_or(usize::MAX),
+            max_depth: crate::io::Limits::get().depth,
             max_values: MAX_VALUES,
             max_nodes: MAX_NODES,
             max_image_bytes: MAX_IMAGE_BYTES,
@@ -343,24 +345,11 @@ pub fn read_asset_with_extras(
 }
 
 fn read_file(path: &Path, max_bytes: usize) -> Result<Vec<u8>, Error> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let length = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    if length > u64::try_from(max_bytes).unwrap_or(u64::MAX) {
-        return Err(too_large(
-            path,
-            usize::try_from(length).unwrap_or(usize::MAX),
-            max_bytes,
-        ));
-    }
-    let mut bytes = Vec::new();
-    file.take(
-        u64::try_from(max_bytes)
-            .unwrap_or(u64::MAX)
-            .saturating_add(1),
+    crate::io::input::read_bounded(
+        path,
+        u64::try_from(max_bytes).unwrap_or(u64::MAX),
+        "an H-Anim file",
     )
-    .read_to_end(&mut bytes)
-    .map_err(|e| Error::io(path, e))?;
-    Ok(bytes)
 }
 
 fn too_large(file: &Path, bytes: usize, max: usize) -> Error {
@@ -387,16 +376,21 @@ fn decode<'b>(
         let limit = u64::try_from(options.max_bytes)
             .unwrap_or(u64::MAX)
             .saturating_add(1);
-        flate2::read::GzDecoder::new(bytes)
+        let mut compressed = std::io::Cursor::new(bytes);
+        let result = flate2::read::GzDecoder::new(&mut compressed)
             .take(limit)
-            .read_to_end(&mut out)
-            .map_err(|e| {
-                Error::invalid(
-                    file,
-                    Location::File,
-                    format!("the gzip data cannot be read: {e}"),
-                )
-            })?;
+            .read_to_end(&mut out);
+        result.map_err(|e| {
+            // The decoder reads ahead in blocks: the offset is where it stopped reading.
+            Error::invalid(
+                file,
+                Location::Byte(compressed.position()),
+                format!(
+                    "the gzip data cannot be read: {e} (after {} bytes decompressed)",
+                    out.len()
+                ),
+            )
+        })?;
         if out.len() > options.max_bytes {
             return Err(too_large(file, out.len(), options.max_bytes));
         }
@@ -487,6 +481,7 @@ fn parse_then<T>(
         Error::invalid(file, Location::LineColumn { line, column }, e.message)
     };
     if text.trim_start().starts_with('<') {
+        xml_nesting::check(text, options.max_depth).map_err(located)?;
         let parsing = roxmltree::ParsingOptions {
             allow_dtd: true,
             // Text, comments and attributes are roxmltree nodes too.

@@ -63,12 +63,12 @@ pub(crate) fn builtin_library() -> Result<&'static Library, Error> {
 
 /// Turns notes into diagnostics with `line:column` locations.
 pub(crate) fn push_notes(text: &str, notes: Vec<Note>, diagnostics: &mut Diagnostics) {
+    let lines = crate::math::text::LineIndex::new(text);
     for note in notes {
         let location = if note.at == 0 && note.code == "HANIM_ROUTE_IGNORED" {
             String::new()
         } else {
-            let (line, column) = line_column(text, note.at);
-            format!("{line}:{column}")
+            lines.position(note.at).label()
         };
         let info = matches!(
             note.code,

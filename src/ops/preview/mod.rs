@@ -298,12 +298,7 @@ pub fn preview(
             )));
         }
     }
-    if output.exists() && !options.force {
-        return Err(Error::unsupported(format!(
-            "{}: the output exists; pass --force to replace it",
-            output.display()
-        )));
-    }
+    crate::io::output::check(output, options.force)?;
     if options.width == 0 || options.height == 0 || options.width > 8192 || options.height > 8192 {
         return Err(Error::unsupported(format!(
             "a picture of {}×{} pixels: expected 1 to 8192 each way",

@@ -1,0 +1,179 @@
+//! Opening inputs: regular files only (a FIFO would wait forever, a device never ends, a
+//! folder is not a file), refused before a byte is read; and never more bytes than a limit,
+//! counted as they are read (a device or `/proc` file reports size 0, a file may grow).
+//!
+//! ```
+//! use humanoid::io::input;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("big.bvh");
+//! std::fs::write(&path, vec![b'x'; 100])?;
+//! let error = input::read_bounded(&path, 64, "a BVH file").unwrap_err().to_string();
+//! assert!(error.contains("larger than the limit of 64 bytes for a BVH file"), "{error}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fs::{File, Metadata};
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::{Error, Location};
+
+/// What a file is, when it is not a regular file (`None` for a regular file).
+pub fn odd_kind(metadata: &Metadata) -> Option<&'static str> {
+    let kind = metadata.file_type();
+    if kind.is_file() {
+        return None;
+    }
+    if kind.is_dir() {
+        return Some("a folder");
+    }
+    if kind.is_symlink() {
+        return Some("a symbolic link");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return Some("a device");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a regular file")
+}
+
+/// Opens `path` for reading when it is a regular file; anything else is refused without
+/// waiting (a FIFO is opened non-blocking, so no writer is needed for the refusal).
+///
+/// # Errors
+/// [`Error::Io`] when it cannot be opened; [`Error::Invalid`] when it is not a regular file.
+pub fn open(path: &Path) -> Result<(File, Metadata), Error> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| match std::fs::metadata(path) {
+            // Opening a folder fails on some systems: name what it is, not the system's error.
+            Ok(metadata) if odd_kind(&metadata).is_some() => not_regular(path, &metadata),
+            _ => Error::io(path, e),
+        })?;
+    let metadata = file.metadata().map_err(|e| Error::io(path, e))?;
+    if odd_kind(&metadata).is_some() {
+        return Err(not_regular(path, &metadata));
+    }
+    Ok((file, metadata))
+}
+
+fn not_regular(path: &Path, metadata: &Metadata) -> Error {
+    let kind = odd_kind(metadata).unwrap_or("not a regular file");
+    Error::invalid_coded(
+        "INPUT_NOT_A_FILE",
+        path,
+        Location::File,
+        format!("this is {kind}, not a regular file: give the path of a file"),
+    )
+}
+
+/// Checks that `path` is a regular file (following links), without reading it.
+///
+/// # Errors
+/// As [`open`].
+pub fn check(path: &Path) -> Result<Metadata, Error> {
+    open(path).map(|(_, metadata)| metadata)
+}
+
+/// The bytes of the regular file `path`, refused when it holds more than `limit` bytes
+/// (`what` names the kind of file in the message: "a BVH file", "a glTF buffer").
+///
+/// # Errors
+/// As [`open`]; [`Error::Invalid`] when the file is over the limit.
+pub fn read_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, Error> {
+    let (file, metadata) = open(path)?;
+    if metadata.len() > limit {
+        return Err(too_large(path, metadata.len(), limit, what));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    if read > limit {
+        return Err(too_large(path, read, limit, what));
+    }
+    Ok(bytes)
+}
+
+/// The text of the regular file `path` (see [`read_bounded`] and [`utf8`]).
+///
+/// # Errors
+/// As [`read_bounded`] and [`utf8`].
+pub fn read_text(path: &Path, limit: u64, what: &str) -> Result<String, Error> {
+    utf8(read_bounded(path, limit, what)?, path)
+}
+
+/// `bytes` as UTF-8 text, without a UTF-8 byte order mark. UTF-16 (told by its byte order
+/// mark) and invalid UTF-8 are refused with the byte offset of the first bad byte.
+///
+/// ```
+/// use humanoid::io::input::utf8;
+/// assert_eq!(utf8(b"\xEF\xBB\xBFabc".to_vec(), "a.bvh".as_ref()).unwrap(), "abc");
+/// let error = utf8(b"ab\xFFc".to_vec(), "a.bvh".as_ref()).unwrap_err().to_string();
+/// assert_eq!(error, "a.bvh: byte 2: invalid UTF-8 (byte 0xFF): expected UTF-8 text");
+/// ```
+///
+/// # Errors
+/// [`Error::Invalid`] at the first byte that is not UTF-8.
+pub fn utf8(mut bytes: Vec<u8>, path: &Path) -> Result<String, Error> {
+    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
+        return Err(Error::invalid_coded(
+            "INPUT_NOT_UTF8",
+            path,
+            Location::Byte(0),
+            "UTF-16 text (a UTF-16 byte order mark): expected UTF-8; save the file as UTF-8",
+        ));
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+        return String::from_utf8(bytes)
+            .map_err(|e| invalid_utf8(path, e.utf8_error(), 3, e.as_bytes()));
+    }
+    String::from_utf8(bytes).map_err(|e| invalid_utf8(path, e.utf8_error(), 0, e.as_bytes()))
+}
+
+fn invalid_utf8(path: &Path, error: std::str::Utf8Error, skipped: usize, bytes: &[u8]) -> Error {
+    let at = error.valid_up_to();
+    let byte = bytes.get(at).copied().unwrap_or(0);
+    Error::invalid_coded(
+        "INPUT_NOT_UTF8",
+        path,
+        Location::Byte(u64::try_from(at + skipped).unwrap_or(u64::MAX)),
+        format!("invalid UTF-8 (byte 0x{byte:02X}): expected UTF-8 text"),
+    )
+}
+
+/// The error for a file over its limit, naming the variable that raises it.
+pub fn too_large(path: &Path, size: u64, limit: u64, what: &str) -> Error {
+    let variable = match what {
+        "a mapping table" => "HUMANOID_MAX_TABLE_BYTES",
+        "a glTF file" | "a glTF buffer" | "an image" => "HUMANOID_MAX_BINARY_BYTES",
+        _ => "HUMANOID_MAX_TEXT_BYTES",
+    };
+    Error::invalid_coded(
+        "INPUT_TOO_LARGE",
+        path,
+        Location::File,
+        format!(
+            "{size} bytes or more: larger than the limit of {limit} bytes for {what} (for a trusted file, raise it with {variable}; see docs/limits.md)"
+        ),
+    )
+}

@@ -13,6 +13,11 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(err) => return cli::usage_error(&err),
     };
+    // A limit set in the environment that does not parse is refused, not silently ignored.
+    if let Err(message) = humanoid::io::Limits::from_env() {
+        eprintln!("humanoid: error: {message} (docs/limits.md)");
+        return ExitCode::from(1);
+    }
     match cli::run(args) {
         Ok(code) => code,
         Err(err) if cli::is_broken_pipe(&err) => ExitCode::SUCCESS,

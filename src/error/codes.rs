@@ -193,6 +193,7 @@ pub const CODES: &[CodeInfo] = &[
     code("GLTF_SPARSE_COUNT", ERROR, "glTF check: a sparse accessor's sparse count exceeds the accessor's count"),
     code("GLTF_STRIDE_TOO_SMALL", ERROR, "glTF check: a buffer view's byteStride is smaller than the element size of an accessor using it"),
     code("GLTF_TEXTURE_DROPPED", WARNING, "glTF output built from another format: a texture whose image type glTF cannot hold was not written"),
+    code("GLTF_VERSION", ERROR, "glTF input: asset.version is not 2.x (a glTF 1.0 file, or a major version this reader does not know)"),
     code("GLTF_VIEW_OUT_OF_BUFFER", ERROR, "glTF check: a buffer view runs past the end of its buffer"),
 
     // GODOT_

@@ -197,6 +197,14 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
 /// # Errors
 /// The file cannot be read or is structurally invalid (that is also "invalid").
 pub fn validate(path: &Path) -> Result<Diagnostics, Error> {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+    {
+        // A mapping table: checked as `--map` would load it.
+        crate::mapping::library::Library::builtin()?.add_file(path)?;
+        return Ok(Diagnostics::new());
+    }
     if is_godot_resource(path) {
         return crate::formats::godot::validate::validate_file(path);
     }

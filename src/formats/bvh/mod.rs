@@ -99,7 +99,7 @@ use std::path::Path;
 pub use channel::{Axis, Channel, EulerOrder, UnknownChannel, UnknownOrder};
 pub use layout::{BvhLayout, JointLayout};
 
-use crate::error::{Diagnostics, Error, Location};
+use crate::error::{Diagnostics, Error};
 use crate::model::asset::{Asset, ReadOutcome};
 use crate::model::clip::Clip;
 use crate::model::skeleton::MAX_JOINTS;
@@ -283,11 +283,8 @@ fn read_text(path: &Path, max_bytes: usize) -> Result<String, Error> {
 }
 
 fn too_large(file: &Path, bytes: usize, max: usize) -> Error {
-    Error::invalid(
-        file,
-        Location::File,
-        format!("{bytes} bytes: larger than the limit of {max} bytes for a BVH file"),
-    )
+    let size = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+    crate::io::input::too_large(file, size(bytes), size(max), "a BVH file")
 }
 
 /// Writes `clip` on `asset`'s skeleton as BVH text. The diagnostics (dropped tracks, renamed

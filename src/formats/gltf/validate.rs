@@ -33,6 +33,7 @@ pub fn check(root: &Root, buffers: &[BufferInfo]) -> Diagnostics {
         root,
         found: Diagnostics::new(),
     };
+    checker.version();
     checker.buffers(buffers);
     checker.buffer_views();
     checker.accessors();
@@ -127,6 +128,24 @@ impl Checker<'_> {
         match self.root.nodes.get(index).and_then(|n| n.name.as_deref()) {
             Some(name) => format!("node {index} ({name:?})"),
             None => format!("node {index}"),
+        }
+    }
+
+    /// `asset.version` is `2.x` (glTF 1.0 is another format; a later major version would be
+    /// too: readers must refuse what they do not know, as the specification says).
+    fn version(&mut self) {
+        let version = &self.root.asset.version;
+        let major = version.split('.').next().unwrap_or("");
+        let well_formed = version.split('.').count() == 2
+            && version
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        if major != "2" || !well_formed {
+            self.error(
+                "GLTF_VERSION",
+                "/asset/version".to_owned(),
+                format!("asset.version {version:?}: expected glTF 2.x (\"2.0\"); glTF 1.0 files must be converted to 2.0 first"),
+            );
         }
     }
 

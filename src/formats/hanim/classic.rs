@@ -74,6 +74,7 @@ pub(crate) fn parse<'a>(
         depth: 0,
         values: 0,
         in_proto: 0,
+        defining: Vec::new(),
         notes: Vec::new(),
     };
     let input = parser.header(text)?;
@@ -98,6 +99,8 @@ struct Parser<'a> {
     depth: usize,
     values: usize,
     in_proto: usize,
+    /// The PROTOs whose bodies are being read, innermost last.
+    defining: Vec<&'a str>,
     notes: Vec<Note>,
 }
 
@@ -347,6 +350,14 @@ impl<'a> Parser<'a> {
         let Some(id) = NodeId::from_index(self.scene.nodes.len()) else {
             return self.error(start, "too many nodes");
         };
+        if self.defining.contains(&type_name) {
+            return self.error(
+                start,
+                format!(
+                    "PROTO {type_name} instantiates itself in its own body: a PROTO cannot be recursive"
+                ),
+            );
+        }
         let proto = self.protos.get(type_name).copied();
         self.scene.nodes.push(Node {
             type_name,
@@ -732,6 +743,7 @@ impl<'a> Parser<'a> {
         )?;
         self.scopes.push(HashMap::new());
         self.in_proto += 1;
+        self.defining.push(name);
         let index = self.scene.protos.len();
         self.scene.protos.push(Proto {
             name,
@@ -762,6 +774,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.in_proto -= 1;
+        self.defining.pop();
         self.scopes.pop();
         if let Some(proto) = self.scene.protos.get_mut(index) {
             proto.body = body;

@@ -353,11 +353,8 @@ fn read_file(path: &Path, max_bytes: usize) -> Result<Vec<u8>, Error> {
 }
 
 fn too_large(file: &Path, bytes: usize, max: usize) -> Error {
-    Error::invalid(
-        file,
-        Location::File,
-        format!("{bytes} bytes: larger than the limit of {max} bytes for an H-Anim file"),
-    )
+    let size = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+    crate::io::input::too_large(file, size(bytes), size(max), "an H-Anim file")
 }
 
 /// The file's text: gunzipped when it is gzip, without a byte order mark, UTF-8 (invalid

@@ -1,0 +1,3 @@
+//! Reads the input as a `.wrl` file: it must succeed or refuse, never crash.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| humanoid_fuzz::read("f.wrl", data));

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Runs the fuzz targets (fuzz/README.md): scripts/fuzz.sh SECONDS [TARGET...]
+#
+# Builds fuzz/'s `all` binary with libFuzzer's coverage instrumentation (the flags `cargo fuzz
+# build --sanitizer none` passes; all of them stable, so no nightly toolchain is needed),
+# seeds each target's corpus from ../shared/corpus and tests/malformed, runs each target for
+# SECONDS (JOBS processes at once, default the number of cores), and prints executions,
+# coverage, CPU time and peak memory per target. A crash, a timeout over 1 s or an allocation
+# over 1 GB stops that target and is kept in fuzz/artifacts/<target>/; the script then exits 1.
+#
+#   FUZZ_BIN=path   run an already built binary (e.g. carried to a machine with more cores)
+#   WORKERS=N       fuzzing processes per target (default 1)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+shift || true
+all_targets=(read_gltf read_glb read_vrm read_vrma read_x3d read_x3dv read_wrl read_bvh read_tres read_table write_back)
+if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
+shared=${HUMANOID_SHARED:-$root/../shared}
+workers=${WORKERS:-1}
+fuzz=$root/fuzz
+
+if [ -z "${FUZZ_BIN:-}" ]; then
+    triple=$(rustc -vV | sed -n 's/^host: //p')
+    export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks"
+    (cd "$fuzz" && cargo build --release --target "$triple" --bin all >&2)
+    FUZZ_BIN=$fuzz/target/$triple/release/all
+fi
+
+# Seeds: files of the target's format up to 256 kB.
+seed() {
+    local target=$1 dir=$fuzz/seeds/$1 patterns=()
+    rm -rf "$dir"; mkdir -p "$dir"
+    case $target in
+        read_gltf) patterns=('*.gltf') ;;
+        read_glb) patterns=('*.glb') ;;
+        read_vrm) patterns=('*.vrm') ;;
+        read_vrma) patterns=('*.vrma') ;;
+        read_x3d) patterns=('*.x3d') ;;
+        read_x3dv) patterns=('*.x3dv') ;;
+        read_wrl) patterns=('*.wrl' '*.wrl.gz') ;;
+        read_bvh) patterns=('*.bvh') ;;
+        read_tres) patterns=('*.tres') ;;
+        read_table) patterns=('*.toml') ;;
+        write_back) patterns=('*.gltf' '*.glb' '*.vrm' '*.x3d' '*.x3dv' '*.wrl' '*.bvh' '*.tres') ;;
+    esac
+    local n=0
+    for pattern in "${patterns[@]}"; do
+        while IFS= read -r -d '' file; do
+            n=$((n + 1))
+            if [ "$target" = write_back ]; then
+                # Byte 0: the reader (fuzz/src/lib.rs READERS), byte 1: the output format.
+                local reader
+                case $file in
+                    *.gltf) reader=0 ;; *.glb) reader=1 ;; *.vrm) reader=2 ;; *.x3d) reader=4 ;;
+                    *.x3dv) reader=5 ;; *.wrl) reader=6 ;; *.bvh) reader=7 ;; *.tres) reader=8 ;;
+                esac
+                { printf "\\$(printf '%03o' "$reader")\\$(printf '%03o' $((n % 8)))"; cat "$file"; } > "$dir/$n"
+            else
+                cp "$file" "$dir/$n"
+            fi
+        done < <(find "$shared/corpus" "$root/tests/malformed" "$root/mappings" -name "$pattern" -size -256k -type f -print0 2>/dev/null)
+    done
+    echo "$n"
+}
+
+status=0
+summary=$fuzz/logs/summary.txt
+mkdir -p "$fuzz/logs"
+: > "$summary"
+run_target() {
+    local target=$1 seeds corpus=$fuzz/corpus/$1 artifacts=$fuzz/artifacts/$1/
+    seeds=$(seed "$target")
+    mkdir -p "$corpus" "$artifacts"
+    local pids=()
+    for w in $(seq 1 "$workers"); do
+        HUMANOID_FUZZ_TARGET=$target /usr/bin/time -f "%U %S %M" -o "$fuzz/logs/$target.$w.time" \
+            "$FUZZ_BIN" "$corpus" "$fuzz/seeds/$target" -artifact_prefix="$artifacts" \
+            -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+            -max_len=262144 -print_final_stats=1 -seed="$w" > "$fuzz/logs/$target.$w.log" 2>&1 &
+        pids+=($!)
+    done
+    local failed=0
+    for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+    local execs=0 cpu=0 rss=0 cov=0 ft=0
+    for w in $(seq 1 "$workers"); do
+        local log=$fuzz/logs/$target.$w.log
+        execs=$((execs + $(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 | grep . || echo 0)))
+        local c; c=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+        [ "${c:-0}" -gt "$cov" ] && cov=$c
+        local f; f=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+        [ "${f:-0}" -gt "$ft" ] && ft=$f
+        read -r user sys maxrss < "$fuzz/logs/$target.$w.time" || true
+        cpu=$(awk -v a="$cpu" -v u="${user:-0}" -v s="${sys:-0}" 'BEGIN{print a+u+s}')
+        [ "${maxrss:-0}" -gt "$rss" ] && rss=$maxrss
+    done
+    local verdict=ok
+    if [ "$failed" -ne 0 ] || [ -n "$(ls -A "$artifacts")" ]; then verdict=FAILED; status=1; fi
+    printf '%-11s %s  seeds %5s  execs %10s  cov %6s  ft %6s  cpu %7.1f s  peak %6d MB\n' \
+        "$target" "$verdict" "$seeds" "$execs" "$cov" "$ft" "$cpu" $((rss / 1024)) | tee -a "$summary"
+}
+
+jobs_at_once=${JOBS:-$(nproc)}
+for target in "${targets[@]}"; do
+    run_target "$target" &
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_at_once" ]; do sleep 1; done
+done
+wait
+if grep -q FAILED "$summary"; then status=1; fi
+exit "$status"

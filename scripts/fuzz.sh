@@ -10,6 +10,8 @@
 #
 #   FUZZ_BIN=path   run an already built binary (e.g. carried to a machine with more cores)
 #   WORKERS=N       fuzzing processes per target (default 1)
+#   JOBS=N          targets run at once (default the number of cores)
+#   SEEDS=keep      keep fuzz/seeds/ as it is (seeded elsewhere; ../shared absent)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
@@ -72,11 +74,17 @@ mkdir -p "$fuzz/logs"
 : > "$summary"
 run_target() {
     local target=$1 seeds corpus=$fuzz/corpus/$1 artifacts=$fuzz/artifacts/$1/
-    seeds=$(seed "$target")
+    if [ "${SEEDS:-}" = keep ] && [ -d "$fuzz/seeds/$target" ]; then
+        seeds=$(find "$fuzz/seeds/$target" -type f | wc -l)
+    else
+        seeds=$(seed "$target")
+    fi
     mkdir -p "$corpus" "$artifacts"
     local pids=()
     for w in $(seq 1 "$workers"); do
-        HUMANOID_FUZZ_TARGET=$target /usr/bin/time -f "%U %S %M" -o "$fuzz/logs/$target.$w.time" \
+        local timer=()
+        [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S %M" -o "$fuzz/logs/$target.$w.time")
+        HUMANOID_FUZZ_TARGET=$target "${timer[@]}" \
             "$FUZZ_BIN" "$corpus" "$fuzz/seeds/$target" -artifact_prefix="$artifacts" \
             -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
             -max_len=262144 -print_final_stats=1 -seed="$w" > "$fuzz/logs/$target.$w.log" 2>&1 &
@@ -92,7 +100,14 @@ run_target() {
         [ "${c:-0}" -gt "$cov" ] && cov=$c
         local f; f=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
         [ "${f:-0}" -gt "$ft" ] && ft=$f
-        read -r user sys maxrss < "$fuzz/logs/$target.$w.time" || true
+        local user=0 sys=0 maxrss=0
+        if [ -s "$fuzz/logs/$target.$w.time" ]; then
+            read -r user sys maxrss < "$fuzz/logs/$target.$w.time" || true
+        else
+            # No /usr/bin/time: the fuzzer's own count of seconds, and its peak memory in MB.
+            user=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1 | grep . || echo 0)
+            maxrss=$(( $(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1 | grep . || echo 0) * 1024 ))
+        fi
         cpu=$(awk -v a="$cpu" -v u="${user:-0}" -v s="${sys:-0}" 'BEGIN{print a+u+s}')
         [ "${maxrss:-0}" -gt "$rss" ] && rss=$maxrss
     done

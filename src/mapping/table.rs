@@ -95,6 +95,27 @@ struct RawMatch {
 /// Problems listed after the first in one message.
 const MAX_LISTED: usize = 20;
 
+/// The problems found: the first [`MAX_LISTED`] + 1 kept, the rest only counted (a table of
+/// millions of bad entries costs no memory for their messages).
+#[derive(Default)]
+struct Problems {
+    list: Vec<Problem>,
+    total: usize,
+}
+
+impl Problems {
+    fn push(&mut self, problem: Problem) {
+        self.total += 1;
+        if self.list.len() <= MAX_LISTED {
+            self.list.push(problem);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.total
+    }
+}
+
 /// A problem found in a table: where, and what.
 struct Problem {
     at: usize,
@@ -119,9 +140,9 @@ impl Table {
                 format!("not a mapping table: {}", e.message()),
             )
         })?;
-        let mut problems = Vec::new();
+        let mut problems = Problems::default();
         let table = check(raw, file, &mut problems);
-        match problems.first() {
+        match problems.list.first() {
             None => table.ok_or_else(|| Error::unsupported("table check failed")),
             Some(first) => {
                 // One index for every message: a lookup per problem from the start of the
@@ -129,12 +150,12 @@ impl Table {
                 let lines = LineIndex::new(text);
                 let Position { line, column } = lines.position(first.at);
                 let mut message = first.message.clone();
-                for p in problems.iter().skip(1).take(MAX_LISTED) {
+                for p in problems.list.iter().skip(1) {
                     let at = lines.position(p.at);
                     let _ = write!(message, "; also {}: {}", at.label(), p.message);
                 }
-                if problems.len() > MAX_LISTED + 1 {
-                    let _ = write!(message, "; and {} more", problems.len() - MAX_LISTED - 1);
+                if problems.total > MAX_LISTED + 1 {
+                    let _ = write!(message, "; and {} more", problems.total - MAX_LISTED - 1);
                 }
                 Err(Error::invalid(
                     file,
@@ -226,7 +247,7 @@ impl Table {
     }
 }
 
-fn check(raw: RawTable, file: &Path, problems: &mut Vec<Problem>) -> Option<Table> {
+fn check(raw: RawTable, file: &Path, problems: &mut Problems) -> Option<Table> {
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let name = raw.name.get_ref().clone();
     if !name

@@ -139,6 +139,14 @@ impl Format {
             "wrl" => Format::Wrl,
             "bvh" => Format::Bvh,
             "tres" | "import" => Format::GodotBoneMap,
+            _ if path.is_dir() => {
+                return Err(Error::invalid_coded(
+                    "INPUT_NOT_A_FILE",
+                    path,
+                    crate::error::Location::File,
+                    "this is a folder, not a regular file: give the path of a file",
+                ))
+            }
             _ => {
                 return Err(Error::unsupported(format!(
                     "{}: unknown input format {ext:?} (known: .glb .gltf .vrm .vrma .x3d .x3dv .wrl (also gzip-compressed: .x3dz .x3dvz .wrz .x3d.gz .x3dv.gz .wrl.gz) .bvh .tres .import)",

@@ -11,6 +11,7 @@ use glam::Vec3;
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf;
 use crate::mannequin::{self, Mannequin, TrackPath};
+#[cfg(feature = "preview")]
 use crate::math::num::saturating_u32;
 use crate::math::sample::Interpolation;
 use crate::math::trs::Trs;

@@ -4,7 +4,7 @@
 //! (1 for a malformed file) with the expected registered code, naming the file and the place
 //! (a byte offset, a JSON pointer, or line:column). Legal-but-unusual inputs (CRLF, mixed line
 //! ends, a BOM, gzip) must read as their plain file does (`inspect --json`). No case may
-//! crash, hang or take long: the slowest is printed (`scripts/bench-limits.sh` holds the
+//! crash, hang or take long: the slowest is printed (`scripts/bench-limits.py` holds the
 //! one-second bound, outside the tests).
 //!
 //! `outputs.rs` runs the output faults (read-only, missing or full folder; an output that is a

@@ -89,6 +89,8 @@ struct Expected {
     words: Option<String>,
     /// The plain file this one must read the same as.
     same_as: Option<String>,
+    /// An output extension: the file converted to it must validate (exit 0).
+    convert_to: Option<String>,
     /// Why the case exists (shown on failure).
     #[serde(default)]
     why: String,
@@ -219,6 +221,29 @@ fn check_case(file: &Path, expected: &Expected) -> Result<Duration, String> {
                     "{want}: the message should say {words:?}: {message}"
                 ));
             }
+        }
+    }
+    if let Some(extension) = &expected.convert_to {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let output = dir.path().join(format!("out.{extension}"));
+        let mut command = humanoid();
+        command.arg("convert").arg(file).arg(&output);
+        let (converted, _) = run_with_limit(command, Duration::from_secs(20));
+        if !converted.status.success() {
+            return Err(format!(
+                "convert to .{extension} failed: {}",
+                String::from_utf8_lossy(&converted.stderr)
+            ));
+        }
+        let mut command = humanoid();
+        command.arg("validate").arg(&output);
+        let (validated, _) = run_with_limit(command, Duration::from_secs(20));
+        if !validated.status.success() {
+            return Err(format!(
+                "the .{extension} written does not read back: {}{}",
+                String::from_utf8_lossy(&validated.stdout),
+                String::from_utf8_lossy(&validated.stderr)
+            ));
         }
     }
     if let Some(plain) = &expected.same_as {

@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 COUNT = {}
 
 
-def case(fmt, name, ext, data, exit=1, code=None, place=None, words=None, same_as=None, note=""):
+def case(fmt, name, ext, data, exit=1, code=None, place=None, words=None, same_as=None, note="", convert_to=None):
     folder = os.path.join(HERE, fmt)
     os.makedirs(folder, exist_ok=True)
     if isinstance(data, str):
@@ -35,6 +35,8 @@ def case(fmt, name, ext, data, exit=1, code=None, place=None, words=None, same_a
         expected["words"] = words
     if same_as is not None:
         expected["same_as"] = same_as
+    if convert_to is not None:
+        expected["convert_to"] = convert_to
     with open(os.path.join(folder, f"{name}.expected.json"), "w") as f:
         json.dump(expected, f, indent=2, ensure_ascii=False)
         f.write("\n")
@@ -449,6 +451,8 @@ def hanim_cases():
     bad = CLASSIC.replace("center 0 0.95 0", "center 0 0.95 0 wibble 3")
     case(f, "unknown_field", "x3dv", bad, exit=None, note="an unknown field: refused or reported, never a crash")
     case(f, "nul_bytes", "x3dv", CLASSIC.replace('name "h"', 'name "h\0"'), exit=None, note="a NUL byte: refused or read, never a crash")
+    case(f, "fuzz_nul_name_to_x3d", "x3dv", CLASSIC.replace('name "h"', 'name "h\0"'), exit=0, convert_to="x3d",
+         note="found by the write_back fuzz target: a NUL in a ClassicVRML name was written raw into X3D XML, which cannot hold it; the written file must read back")
     case(f, "invalid_utf8", "x3dv", CLASSIC.encode().replace(b'name "h"', b'name "\xff\xfe"'), exit=None, note="invalid UTF-8: replaced and reported, never a crash")
 
     f = "wrl"

@@ -472,7 +472,11 @@ fn ints(out: &mut String, values: &[i64]) {
     }
 }
 
-/// Escapes text for a single-quoted XML attribute.
+/// Escapes text for a single-quoted XML attribute. Tab, line feed and carriage return become
+/// character references (an XML reader turns them into spaces otherwise); the control
+/// characters XML 1.0 cannot hold at all, not even as references (a NUL read from a
+/// ClassicVRML string, say), become U+FFFD, so the file stays well-formed (found by the
+/// `write_back` fuzz target).
 pub(crate) fn attr(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {
@@ -482,6 +486,16 @@ pub(crate) fn attr(out: &mut String, text: &str) {
             '\'' => out.push_str("&apos;"),
             '"' => out.push_str("&quot;"),
             '\n' => out.push_str("&#10;"),
+            '\t' => out.push_str("&#9;"),
+            '\r' => out.push_str("&#13;"),
+            '\u{0}'..='\u{8}'
+            | '\u{B}'
+            | '\u{C}'
+            | '\u{E}'..='\u{1F}'
+            | '\u{FFFE}'
+            | '\u{FFFF}' => {
+                out.push('\u{FFFD}');
+            }
             other => out.push(other),
         }
     }
@@ -502,6 +516,19 @@ pub(crate) fn string(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attributes_hold_only_what_xml_can() {
+        let mut out = String::new();
+        attr(&mut out, "a'b\0\n\t\u{1F}<");
+        assert_eq!(out, "a&apos;b\u{FFFD}&#10;&#9;\u{FFFD}&lt;");
+        let document = format!("<X3D a='{out}'/>");
+        let parsed = roxmltree::Document::parse(&document).unwrap();
+        assert_eq!(
+            parsed.root_element().attribute("a"),
+            Some("a'b\u{FFFD}\n\t\u{FFFD}<")
+        );
+    }
 
     #[test]
     fn a_def_is_printed_once_then_used() {

@@ -5,22 +5,7 @@
 
 use super::plan::{has_children, indent, number, numbers, tuples, walk, Plan, PlannedSite};
 use super::plan_mesh;
-use super::write_node::{self, skin_coordinates, skin_shapes, Printer, Syntax};
-
-/// Escapes text for a single-quoted XML attribute.
-fn attr(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\'' => out.push_str("&apos;"),
-            '"' => out.push_str("&quot;"),
-            '\n' => out.push_str("&#10;"),
-            other => out.push(other),
-        }
-    }
-}
+use super::write_node::{self, attr, skin_coordinates, skin_shapes, Printer, Syntax};
 
 /// An MFString as an X3D XML attribute value: `"a" "b"` with `\"` and `\\` escapes.
 fn mfstring(out: &mut String, values: &[String]) {

@@ -9,7 +9,7 @@
 # over 1 GB stops that target and is kept in fuzz/artifacts/<target>/; the script then exits 1.
 #
 #   FUZZ_BIN=path   run an already built binary (e.g. carried to a machine with more cores)
-#   WORKERS=N       fuzzing processes per target (default 1)
+#   WORKERS=N       fuzzing processes per target (default 1; WORKERS_read_glb=2 for one target)
 #   JOBS=N          targets run at once (default the number of cores)
 #   SEEDS=keep      keep fuzz/seeds/ as it is (seeded elsewhere; ../shared absent)
 set -euo pipefail
@@ -80,7 +80,8 @@ run_target() {
         seeds=$(seed "$target")
     fi
     mkdir -p "$corpus" "$artifacts"
-    local pids=()
+    local pids=() n=WORKERS_$target
+    local workers=${!n:-$workers}
     for w in $(seq 1 "$workers"); do
         local timer=()
         [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S %M" -o "$fuzz/logs/$target.$w.time")
@@ -102,7 +103,7 @@ run_target() {
         [ "${f:-0}" -gt "$ft" ] && ft=$f
         local user=0 sys=0 maxrss=0
         if [ -s "$fuzz/logs/$target.$w.time" ]; then
-            read -r user sys maxrss < "$fuzz/logs/$target.$w.time" || true
+            read -r user sys maxrss < <(tail -1 "$fuzz/logs/$target.$w.time") || true
         else
             # No /usr/bin/time: the fuzzer's own count of seconds, and its peak memory in MB.
             user=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1 | grep . || echo 0)

@@ -169,6 +169,7 @@ pub const CODES: &[CodeInfo] = &[
     code("GLTF_ACCESSOR_BOUNDS", WARNING, "glTF check: an accessor's min or max has the wrong number of values for its type"),
     code("GLTF_ACCESSOR_EMPTY", WARNING, "glTF check: an accessor has count 0"),
     code("GLTF_ACCESSOR_NORMALIZED", WARNING, "glTF check: an accessor of 32-bit or float components is marked normalized"),
+    code("GLTF_ACCESSOR_NOT_FINITE", ERROR, "glTF input: an accessor read for the model holds NaN or an infinity, which glTF forbids"),
     code("GLTF_ACCESSOR_OUT_OF_VIEW", ERROR, "glTF check: an accessor (or its sparse indices or values) needs more bytes than its buffer view has"),
     code("GLTF_ACCESSOR_TYPE", ERROR, "glTF check: an accessor's type is not SCALAR, VEC2, VEC3, VEC4, MAT2, MAT3 or MAT4"),
     code("GLTF_BIND_POSE_DIFFERS", INFO, "glTF input: the skin's inverse bind matrices describe another pose than the nodes' rest; the node rest is used as the reference"),

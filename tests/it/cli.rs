@@ -149,7 +149,7 @@ fn nan_in_a_rotation_track() {
     rejects(
         "nan_track.glb",
         &glb(&gltf, &bin),
-        &["/animations/0", "NaN"],
+        &["/accessors/1", "NaN"],
     );
 }
 

@@ -194,6 +194,15 @@ def gltf_cases():
     d = gltf_seed(); d["nodes"][0]["children"] = [0]
     case(f, "node_cycle", "glb", glb(dump(d)), code="GLTF_NODE_CYCLE", words="")
     case(f, "declared_4g_length", "glb", glb(doc, length=0xFFFFFFFF), code="GLTF_INVALID", place="byte 8", words="")
+    anim = gltf_seed()
+    anim["buffers"] = [{"byteLength": 32}]
+    anim["bufferViews"] = [{"buffer": 0, "byteLength": 8}, {"buffer": 0, "byteOffset": 8, "byteLength": 24}]
+    anim["accessors"] = [{"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [1]},
+                         {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC3"}]
+    anim["animations"] = [{"samplers": [{"input": 0, "output": 1}], "channels": [{"sampler": 0, "target": {"node": 1, "path": "translation"}}]}]
+    nan = struct.pack("<2f", 0, 1) + struct.pack("<3f", 0, 1, 0) + struct.pack("<I", 0x7FC00000) + struct.pack("<2f", 1, 0)
+    case(f, "fuzz_nan_in_animation", "glb", glb(dump(anim), nan), code="GLTF_ACCESSOR_NOT_FINITE", place="/accessors/1", words="NaN",
+         note="found by the write_back fuzz target: a NaN key was read and written as `NaN` into X3D, which no X3D reader parses; glTF forbids non-finite accessor values")
     case(f, "trailing_garbage", "glb", glb(doc) + b"\0" * 8, exit=0, note="bytes after the declared length are ignored (a warning)")
 
 

@@ -426,9 +426,28 @@ fn decode_u32(
 /// # Errors
 /// [`Error::Invalid`] at `/accessors/N` (or its sparse part) when the accessor does not exist,
 /// has unknown or `UNSIGNED_INT` components, reads past its buffer view, or has a sparse index
-/// out of range.
+/// out of range; `GLTF_ACCESSOR_NOT_FINITE` when a value is NaN or infinite (glTF forbids
+/// them: a writer would carry them into formats that cannot even parse them).
 pub fn read_f32(doc: &Document, index: Index<Accessor>) -> Result<Vec<f32>, Error> {
-    read(doc, index, decode_f32)
+    let values = read(doc, index, decode_f32)?;
+    if let Some(at) = values.iter().position(|v| !v.is_finite()) {
+        let components = doc
+            .root
+            .get(index)
+            .and_then(|a| ElementType::parse(&a.element_type))
+            .map_or(1, ElementType::components);
+        return Err(Error::invalid_coded(
+            "GLTF_ACCESSOR_NOT_FINITE",
+            doc.path(),
+            Location::JsonPointer(format!("/accessors/{index}")),
+            format!(
+                "accessor {index}: element {} holds {}: accessor values must be finite numbers",
+                at / components.max(1),
+                values[at]
+            ),
+        ));
+    }
+    Ok(values)
 }
 
 /// Reads an accessor of unsigned integers (indices, joints) as `u32`s, flat.

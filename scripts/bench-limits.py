@@ -114,6 +114,23 @@ def shapes(d):
     yield "gltf accessor of 4e9 MAT4 without a view", ["inspect", write("acc.gltf", json.dumps(acc).replace('"byteLength": 4}]', '"byteLength": 4, "uri": "data:application/octet-stream;base64,AAAAAA=="}]', 1))], None
 
 
+def corpus_memory(d):
+    """Peak memory of reading (inspect) and converting (to GLB, meshes read) every corpus file
+    in ../shared/corpus: at most its size + 64 MB. Rows: (name, result, allowed MB)."""
+    shared = os.environ.get("HUMANOID_SHARED", os.path.join(ROOT, "..", "shared"))
+    corpus = os.path.join(shared, "corpus")
+    models = (".glb", ".gltf", ".vrm", ".vrma", ".x3d", ".x3dv", ".wrl", ".wrl.gz", ".bvh", ".tres")
+    for folder, _, files in sorted(os.walk(corpus)):
+        for f in sorted(files):
+            if not f.lower().endswith(models):
+                continue
+            path = os.path.join(folder, f)
+            allowed = os.path.getsize(path) / 2**20 + 64
+            yield f"corpus inspect {f}", measured(["inspect", path]), allowed
+            out = os.path.join(d, "out.glb")
+            yield f"corpus convert {f}", measured(["convert", path, out, "--force"]), allowed
+
+
 def main():
     if not os.path.exists(BIN):
         sys.exit(f"{BIN}: build it first (cargo build --release)")
@@ -142,7 +159,7 @@ def main():
             ok = code in (0, 1) and (raised or seconds < SECONDS) and mb < MEGABYTES
             if not ok:
                 bad += 1
-            if seconds > slowest[0]:
+            if seconds > slowest[0] and not raised:
                 slowest = (seconds, name)
             if not ok or not name.startswith("golden"):
                 print(f"{'ok  ' if ok else 'FAIL'} {name:45} exit {code!s:4} {seconds:6.3f} s {mb:7.1f} MB  {first}")
@@ -151,8 +168,18 @@ def main():
             ratio = large / small
             print(f"{'ok  ' if ratio < 3 else 'FAIL'} twice the table, {ratio:.2f} times the time (linear: about 2)")
             bad += ratio >= 3
+        corpus_rows = 0
+        for name, (code, seconds, mb, first), allowed in corpus_memory(d):
+            corpus_rows += 1
+            # A file may be refused (a rig without a humanoid converts to nothing), never crash.
+            ok = code in (0, 1) and mb <= allowed
+            if not ok:
+                bad += 1
+                print(f"FAIL {name:45} exit {code!s:4} {mb:7.1f} MB > {allowed:.1f} MB  {first}")
+        if corpus_rows:
+            print(f"{corpus_rows // 2} corpus files read and converted within their size + 64 MB")
         golden = sum(1 for n, _ in results if n.startswith("golden"))
-        print(f"{len(results) - golden} shapes and {golden} golden cases; slowest: {slowest[1]} in {slowest[0]:.3f} s")
+        print(f"{len(results) - golden} shapes and {golden} golden cases; slowest within the default limits: {slowest[1]} in {slowest[0]:.3f} s")
     sys.exit(1 if bad else 0)
 
 

@@ -12,6 +12,8 @@
 #   WORKERS=N       fuzzing processes per target (default 1; WORKERS_read_glb=2 for one target)
 #   JOBS=N          targets run at once (default the number of cores)
 #   SEEDS=keep      keep fuzz/seeds/ as it is (seeded elsewhere; ../shared absent)
+#   FUZZ_TIMEOUT=S  seconds one input may take (default 1; CI's brief run on a loaded 2-core
+#                   machine allows 5)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
@@ -87,7 +89,7 @@ run_target() {
         [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S %M" -o "$fuzz/logs/$target.$w.time")
         HUMANOID_FUZZ_TARGET=$target "${timer[@]}" \
             "$FUZZ_BIN" "$corpus" "$fuzz/seeds/$target" -artifact_prefix="$artifacts" \
-            -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+            -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-1}" -rss_limit_mb=2048 -malloc_limit_mb=1024 \
             -max_len=262144 -print_final_stats=1 -seed="$w" > "$fuzz/logs/$target.$w.log" 2>&1 &
         pids+=($!)
     done

@@ -146,11 +146,7 @@ fn nan_in_a_rotation_track() {
         "animations": [{"samplers": [{"input": 0, "output": 1}],
                         "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]
     }));
-    rejects(
-        "nan_track.glb",
-        &glb(&gltf, &bin),
-        &["/accessors/1", "NaN"],
-    );
+    rejects("nan_track.glb", &glb(&gltf, &bin), &["/accessors/1", "NaN"]);
 }
 
 #[test]

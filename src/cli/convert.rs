@@ -1,4 +1,6 @@
-//! `humanoid convert IN OUT [--to FORMAT] [--force] [--json]`.
+//! `humanoid convert IN OUT [--to FORMAT] [--force] [--json]`, and batch mode:
+//! `humanoid convert INPUT… -o DIR --to FORMAT [--recursive] [-j N]` (files, folders, glob
+//! patterns; see [`super::batch`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,10 +20,21 @@ use super::{concat, print_diagnostics, write_json, CliError};
 /// The arguments of `convert`.
 #[derive(Debug, clap::Args)]
 pub struct ConvertArgs {
-    /// The input file.
-    input: PathBuf,
-    /// The output file (never the input; written through a temporary file).
-    output: PathBuf,
+    /// `IN OUT`: the input file and the output file (never the input; written through a
+    /// temporary file). With `-o DIR`: every path is an input (files, folders, glob patterns).
+    #[arg(required = true, num_args = 1.., value_name = "IN OUT | INPUT…")]
+    paths: Vec<PathBuf>,
+    /// Batch mode: write one output per input into DIR (`DIR/<folder below the input
+    /// root>/<stem>.<ext>`, the format from --to); existing outputs are skipped unless --force.
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+    output_dir: Option<PathBuf>,
+    /// Batch mode: read folders' subfolders too (symbolic links out of a folder are not
+    /// followed).
+    #[arg(long, requires = "output_dir")]
+    recursive: bool,
+    /// Batch mode: files converted at once (default: one per core).
+    #[arg(short = 'j', long = "jobs", value_name = "N", requires = "output_dir")]
+    jobs: Option<usize>,
     /// Output format: glb, gltf, vrm1, vrm0, vrma, x3d, x3dv, wrl, bvh, godot-bonemap,
     /// godot-profile.
     #[arg(long, value_name = "FORMAT")]
@@ -113,18 +126,69 @@ impl ConvertArgs {
         Ok((options, mapping.diagnostics))
     }
 
-    /// Converts and prints the report.
+    /// Converts and prints the report (batch mode with `-o DIR`).
     pub fn run(&self, out: &mut impl Write) -> Result<ExitCode, CliError> {
+        let quiet = super::QUIET.load(std::sync::atomic::Ordering::Relaxed);
+        if let Some(dir) = &self.output_dir {
+            return self.run_batch(out, dir, quiet);
+        }
+        let [input, output] = self.paths.as_slice() else {
+            return Err(humanoid::Error::unsupported(format!(
+                "convert takes IN OUT ({} paths given); for many files give an output folder: convert INPUT… -o DIR --to FORMAT",
+                self.paths.len()
+            ))
+            .into());
+        };
         let (options, mapping) = self.options()?;
-        let mut report = humanoid::convert::convert(&self.input, &self.output, &options)?;
+        let mut report = humanoid::convert::convert(input, output, &options)?;
         report.diagnostics = concat(mapping, report.diagnostics);
         if self.json {
             write_json(out, &report)?;
         } else {
             print_diagnostics(out, &report.diagnostics)?;
-            print_wrote(out, &self.output, &report)?;
+            print_wrote(out, output, &report)?;
         }
         Ok(ExitCode::SUCCESS)
+    }
+
+    /// `convert INPUT… -o DIR --to FORMAT`: every input converted alone, in parallel.
+    fn run_batch(
+        &self,
+        out: &mut impl Write,
+        dir: &Path,
+        quiet: bool,
+    ) -> Result<ExitCode, CliError> {
+        let Some(to) = self.to else {
+            return Err(humanoid::Error::unsupported(
+                "batch mode (-o DIR) needs --to FORMAT: the format of every output",
+            )
+            .into());
+        };
+        let (options, mapping) = self.options()?;
+        let mapping: Vec<humanoid::Diagnostic> = mapping.iter().cloned().collect();
+        // Each output is new or replaced on purpose: the skip check is the batch's.
+        let options = ConvertOptions {
+            force: true,
+            ..options
+        };
+        let batch = super::batch::Batch {
+            inputs: humanoid::batch::Inputs {
+                paths: self.paths.clone(),
+                recursive: self.recursive,
+            },
+            out_dir: dir,
+            extension: to.0.extension(),
+            force: self.force,
+            threads: self.jobs.unwrap_or(0),
+            json: self.json,
+            quiet,
+        };
+        batch.run(out, |job| {
+            let report = humanoid::convert::convert(&job.input, &job.output, &options)?;
+            let mut diagnostics = mapping.clone();
+            diagnostics.extend(report.diagnostics.iter().cloned());
+            Ok((report.files, diagnostics))
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 //! result; no conversion logic lives here. This file keeps the top-level arguments, the
 //! dispatch and what every command reports with (JSON, diagnostics, errors).
 
+mod batch;
 mod bvh_args;
 mod convert;
 mod demo;

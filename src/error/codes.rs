@@ -69,6 +69,7 @@ const fn code(
 #[rustfmt::skip]
 pub const CODES: &[CodeInfo] = &[
     // BONE_
+    code("BATCH_OUTPUT_COLLISION", ERROR, "Batch: two inputs would be written to one output name; both are refused, each naming the other"),
     code("BONE_HIERARCHY", ERROR, "A mapped bone's nearest mapped ancestor in the joint tree is not the bone its canonical parent chain expects (e.g. a hand mapped above its forearm): the bone map contradicts the skeleton"),
     code("BONE_MAPPED_TWICE", ERROR, "Two humanoid bones are mapped to the same joint"),
     code("BONE_OUTSIDE_HIPS", ERROR, "A mapped humanoid bone is not below the hips joint in the skeleton"),

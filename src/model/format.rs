@@ -75,6 +75,22 @@ impl Format {
         }
     }
 
+    /// The file extension an output of this format takes (`vrm` for both VRM versions,
+    /// `tres` for both Godot resources).
+    ///
+    /// ```
+    /// use humanoid::formats::Format;
+    /// assert_eq!(Format::Vrm0.extension(), "vrm");
+    /// assert_eq!(Format::GodotProfile.extension(), "tres");
+    /// ```
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Vrm1 | Format::Vrm0 => "vrm",
+            Format::GodotBoneMap | Format::GodotProfile => "tres",
+            other => other.name(),
+        }
+    }
+
     /// Whether this format is a glTF container (glTF, GLB, VRM, VRMA).
     pub fn is_gltf_family(self) -> bool {
         matches!(

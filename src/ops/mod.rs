@@ -3,6 +3,7 @@
 //! They sit above the format adapters and below the command line; an operation may use
 //! another, never the other way down.
 
+pub mod batch;
 pub mod bone_pose;
 pub mod convert;
 pub mod demo;

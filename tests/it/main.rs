@@ -11,6 +11,7 @@
     clippy::cast_possible_truncation
 )]
 
+mod batch;
 mod cli;
 mod cli_messages;
 #[cfg(feature = "corpus")]

@@ -1,0 +1,390 @@
+//! Many files at once: the plan of a batch (which inputs, from files, folders and glob
+//! patterns; which output each one gets; which two would collide) and its run on a pool of
+//! threads, one file per task, a failing file never stopping the others.
+//!
+//! An output is `DIR/<the input's folder relative to its root>/<stem>.<ext>`: a file given by
+//! name has its own folder as root, a folder (with `recursive`, its subfolders too) is its own
+//! root. Reading a folder never follows a symbolic link out of it. Existing outputs are skipped
+//! unless `force`, so an interrupted run resumes; each output is written atomically, so a
+//! killed run never leaves half a file.
+//!
+//! ```
+//! use humanoid::batch::{plan, Inputs};
+//!
+//! let dir = tempfile::tempdir()?;
+//! humanoid::demo::write_demo(dir.path(), false)?; // mannequin.glb, mannequin_ext_clips.glb
+//! let out = dir.path().join("out");
+//! let inputs = Inputs { paths: vec![dir.path().to_path_buf()], recursive: false };
+//! let plan = plan(&inputs, &out, "x3d")?;
+//! assert_eq!(plan.jobs.len(), 2);
+//! assert_eq!(plan.jobs[0].output, out.join("mannequin.x3d"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::formats::Format;
+
+/// The inputs of a batch as the user gave them.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// Files, folders, and glob patterns (`mocap/*.bvh`, `**` with `recursive`).
+    pub paths: Vec<PathBuf>,
+    /// Read folders' subfolders too.
+    pub recursive: bool,
+}
+
+/// One input and the output it gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// The input file.
+    pub input: PathBuf,
+    /// Its output.
+    pub output: PathBuf,
+}
+
+/// An input refused before any work (two inputs landing on one output name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The input.
+    pub input: PathBuf,
+    /// Why, naming the other input.
+    pub reason: String,
+}
+
+/// What a batch will do.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// The inputs to convert, in a stable order (sorted by input path).
+    pub jobs: Vec<Job>,
+    /// Inputs refused up front.
+    pub refused: Vec<Refusal>,
+}
+
+/// Whether a file name is one a batch takes from a folder (a format we read).
+pub fn is_input(path: &Path) -> bool {
+    Format::for_input(path).is_ok() && !path.is_dir()
+}
+
+/// The plan of a batch writing `extension` files into `out_dir`.
+///
+/// # Errors
+/// An input that does not exist, a glob pattern that does not parse or matches nothing, a
+/// folder that cannot be read.
+pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Error> {
+    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new(); // (input, path relative to its root)
+    for given in &inputs.paths {
+        let text = given.to_string_lossy();
+        if !given.exists() && text.contains(['*', '?', '[']) {
+            let matches = glob::glob(&text)
+                .map_err(|e| Error::unsupported(format!("{text}: not a glob pattern: {e}")))?;
+            let mut any = false;
+            for entry in matches {
+                let path = entry.map_err(|e| {
+                    let at = e.path().to_path_buf();
+                    Error::io(at, e.into())
+                })?;
+                if path.is_file() && is_input(&path) {
+                    any = true;
+                    let name = PathBuf::from(path.file_name().unwrap_or_default());
+                    found.push((path, name));
+                }
+            }
+            if !any {
+                return Err(Error::unsupported(format!(
+                    "{text}: the pattern matches no file of a format humanoid reads"
+                )));
+            }
+            continue;
+        }
+        let metadata = std::fs::metadata(given).map_err(|e| Error::io(given, e))?;
+        if metadata.is_dir() {
+            walk(given, given, inputs.recursive, &mut found)?;
+        } else {
+            let name = PathBuf::from(given.file_name().unwrap_or_default());
+            found.push((given.clone(), name));
+        }
+    }
+    found.sort();
+    found.dedup_by(|a, b| a.0 == b.0);
+    let mut by_output: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    for (input, relative) in found {
+        let output = out_dir.join(relative.with_extension(extension));
+        by_output.entry(output).or_default().push(input);
+    }
+    let mut plan = Plan::default();
+    for (output, inputs) in by_output {
+        if let [input] = inputs.as_slice() {
+            plan.jobs.push(Job {
+                input: input.clone(),
+                output,
+            });
+            continue;
+        }
+        for input in &inputs {
+            let others: Vec<String> = inputs
+                .iter()
+                .filter(|o| *o != input)
+                .map(|o| o.display().to_string())
+                .collect();
+            plan.refused.push(Refusal {
+                input: input.clone(),
+                reason: format!(
+                    "{} would also be written from {}: rename one of them",
+                    output.display(),
+                    others.join(", ")
+                ),
+            });
+        }
+    }
+    plan.jobs.sort_by(|a, b| a.input.cmp(&b.input));
+    plan.refused.sort_by(|a, b| a.input.cmp(&b.input));
+    Ok(plan)
+}
+
+/// The files of a format we read under `folder` (subfolders with `recursive`), with their
+/// paths relative to `root`. Symbolic links are followed only where they stay inside `root`.
+fn walk(
+    root: &Path,
+    folder: &Path,
+    recursive: bool,
+    found: &mut Vec<(PathBuf, PathBuf)>,
+) -> Result<(), Error> {
+    let canonical_root = root.canonicalize().map_err(|e| Error::io(root, e))?;
+    let mut stack = vec![folder.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&dir, e))?;
+            let path = entry.path();
+            let kind = entry.file_type().map_err(|e| Error::io(&path, e))?;
+            let (is_dir, is_file) = if kind.is_symlink() {
+                // A link counts only when what it names is inside the root.
+                match path.canonicalize() {
+                    Ok(target) if target.starts_with(&canonical_root) => {
+                        (target.is_dir(), target.is_file())
+                    }
+                    _ => continue,
+                }
+            } else {
+                (kind.is_dir(), kind.is_file())
+            };
+            if is_dir {
+                // A link to a folder inside the root could loop: only real folders are entered.
+                if recursive && !kind.is_symlink() {
+                    stack.push(path);
+                }
+            } else if is_file && is_input(&path) {
+                let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+                found.push((path, relative));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How one input ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Written.
+    Ok,
+    /// Its output existed and `force` was not given.
+    Skipped,
+    /// The conversion cannot be done (no humanoid, a format that cannot hold it, a name
+    /// collision).
+    Refused,
+    /// The input is malformed, or reading or writing failed.
+    Failed,
+}
+
+impl Status {
+    /// The status an error gives.
+    pub fn of_error(error: &Error) -> Status {
+        match error {
+            Error::Unsupported { .. } => Status::Refused,
+            _ => Status::Failed,
+        }
+    }
+}
+
+/// Runs `work` on every job, `threads` at a time (0: one per core), calling `done` as each
+/// finishes (from the worker threads; in any order). A panic in one job is caught and
+/// reported as that job's failure.
+///
+/// # Errors
+/// The thread pool cannot be built.
+pub fn run<R: Send>(
+    jobs: &[Job],
+    threads: usize,
+    work: impl Fn(&Job) -> Result<R, Error> + Sync,
+    done: impl Fn(&Job, &Result<R, Error>) + Sync,
+) -> Result<Vec<Result<R, Error>>, Error> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::unsupported(format!("cannot start {threads} worker threads: {e}")))?;
+    Ok(pool.install(|| {
+        jobs.par_iter()
+            .map(|job| {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
+                    .unwrap_or_else(|panic| {
+                        let what = panic
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                            .unwrap_or_default();
+                        Err(Error::unsupported(format!(
+                            "{}: internal error (a bug: please report it): {what}",
+                            job.input.display()
+                        )))
+                    });
+                done(job, &result);
+                result
+            })
+            .collect()
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, b"x").unwrap();
+    }
+
+    #[test]
+    fn outputs_keep_the_folders_below_the_root_and_collisions_name_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("in");
+        touch(&root.join("a.bvh"));
+        touch(&root.join("sub/b.vrm"));
+        touch(&root.join("sub/b.glb")); // lands on sub/b.x3d too
+        touch(&root.join("notes.txt"));
+        let out = dir.path().join("out");
+        let flat = plan(
+            &Inputs {
+                paths: vec![root.clone()],
+                recursive: false,
+            },
+            &out,
+            "x3d",
+        )
+        .unwrap();
+        assert_eq!(
+            flat.jobs,
+            vec![Job {
+                input: root.join("a.bvh"),
+                output: out.join("a.x3d")
+            }]
+        );
+        let deep = plan(
+            &Inputs {
+                paths: vec![root.clone()],
+                recursive: true,
+            },
+            &out,
+            "x3d",
+        )
+        .unwrap();
+        assert_eq!(deep.jobs.len(), 1);
+        assert_eq!(deep.refused.len(), 2);
+        assert!(
+            deep.refused[0].reason.contains("b.vrm"),
+            "{}",
+            deep.refused[0].reason
+        );
+        assert!(
+            deep.refused[1].reason.contains("b.glb"),
+            "{}",
+            deep.refused[1].reason
+        );
+        assert!(deep.refused[0]
+            .reason
+            .contains(&out.join("sub/b.x3d").display().to_string()));
+    }
+
+    #[test]
+    fn links_out_of_the_folder_are_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("in");
+        touch(&root.join("a.bvh"));
+        touch(&dir.path().join("outside/secret.bvh"));
+        std::os::unix::fs::symlink(dir.path().join("outside/secret.bvh"), root.join("s.bvh"))
+            .unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside"), root.join("o")).unwrap();
+        std::os::unix::fs::symlink(root.join("a.bvh"), root.join("inside.bvh")).unwrap();
+        let plan = plan(
+            &Inputs {
+                paths: vec![root.clone()],
+                recursive: true,
+            },
+            &dir.path().join("out"),
+            "glb",
+        )
+        .unwrap();
+        let inputs: Vec<_> = plan.jobs.iter().map(|j| j.input.clone()).collect();
+        assert_eq!(inputs, vec![root.join("a.bvh"), root.join("inside.bvh")]);
+    }
+
+    #[test]
+    fn a_glob_pattern_takes_matching_files_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(&dir.path().join("m/walk.bvh"));
+        touch(&dir.path().join("m/run.bvh"));
+        touch(&dir.path().join("m/run.txt"));
+        let pattern = dir.path().join("m/*");
+        let out = dir.path().join("o");
+        let plan = plan(
+            &Inputs {
+                paths: vec![pattern],
+                recursive: false,
+            },
+            &out,
+            "vrma",
+        )
+        .unwrap();
+        let outputs: Vec<_> = plan.jobs.iter().map(|j| j.output.clone()).collect();
+        assert_eq!(outputs, vec![out.join("run.vrma"), out.join("walk.vrma")]);
+        let none = Inputs {
+            paths: vec![dir.path().join("m/*.glb")],
+            recursive: false,
+        };
+        assert!(plan_error(&none, &out).contains("matches no file"));
+    }
+
+    fn plan_error(inputs: &Inputs, out: &Path) -> String {
+        plan(inputs, out, "glb").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_panicking_job_fails_alone() {
+        let jobs: Vec<Job> = (0..8)
+            .map(|i| Job {
+                input: PathBuf::from(format!("{i}.bvh")),
+                output: PathBuf::from("o"),
+            })
+            .collect();
+        let results = run(
+            &jobs,
+            2,
+            |job| {
+                assert!(job.input != Path::new("3.bvh"), "boom");
+                Ok(1)
+            },
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 7);
+        assert!(results[3]
+            .as_ref()
+            .unwrap_err()
+            .to_string()
+            .contains("boom"));
+    }
+}

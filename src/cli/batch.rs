@@ -6,11 +6,11 @@
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use humanoid::batch::{self, Inputs, Job, Status};
+use humanoid::batch::{self, Job, Plan, Status};
 use humanoid::{Diagnostic, Error};
 
 use super::CliError;
@@ -45,13 +45,7 @@ pub enum Done {
 }
 
 /// How a batch is run and reported.
-pub struct Batch<'a> {
-    /// The inputs as given.
-    pub inputs: Inputs,
-    /// The output folder.
-    pub out_dir: &'a Path,
-    /// The output extension.
-    pub extension: &'a str,
+pub struct Batch {
     /// Replace existing outputs (else they are skipped).
     pub force: bool,
     /// Worker threads (0: one per core).
@@ -62,16 +56,16 @@ pub struct Batch<'a> {
     pub quiet: bool,
 }
 
-impl Batch<'_> {
-    /// Plans the batch, runs `convert` on each job (after the skip check and making the
-    /// output's folder), prints the records and the summary.
+impl Batch {
+    /// Runs `convert` on each job of `plan` (after the skip check and making the output's
+    /// folder), prints the records and the summary.
     pub fn run(
         &self,
         out: &mut impl Write,
+        plan: &Plan,
         convert: impl Fn(&Job) -> Result<(Vec<PathBuf>, Vec<Diagnostic>), Error> + Sync,
     ) -> Result<ExitCode, CliError> {
         let started = Instant::now();
-        let plan = batch::plan(&self.inputs, self.out_dir, self.extension)?;
         let total = plan.jobs.len() + plan.refused.len();
         let progress = self.progress(total);
         let work = |job: &Job| -> Result<(Done, Duration), Error> {
@@ -95,7 +89,11 @@ impl Batch<'_> {
             match &progress {
                 Some(bar) => bar.inc(1),
                 None if !self.quiet && !self.json => {
-                    eprintln!("{status:8} {}", job.input.display());
+                    eprintln!(
+                        "{status:8} {} -> {}",
+                        job.input.display(),
+                        job.output.display()
+                    );
                 }
                 None => {}
             }

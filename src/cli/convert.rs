@@ -171,19 +171,18 @@ impl ConvertArgs {
             force: true,
             ..options
         };
+        let inputs = humanoid::batch::Inputs {
+            paths: self.paths.clone(),
+            recursive: self.recursive,
+        };
+        let plan = humanoid::batch::plan(&inputs, dir, to.0.extension())?;
         let batch = super::batch::Batch {
-            inputs: humanoid::batch::Inputs {
-                paths: self.paths.clone(),
-                recursive: self.recursive,
-            },
-            out_dir: dir,
-            extension: to.0.extension(),
             force: self.force,
             threads: self.jobs.unwrap_or(0),
             json: self.json,
             quiet,
         };
-        batch.run(out, |job| {
+        batch.run(out, &plan, |job| {
             let report = humanoid::convert::convert(&job.input, &job.output, &options)?;
             let mut diagnostics = mapping.clone();
             diagnostics.extend(report.diagnostics.iter().cloned());

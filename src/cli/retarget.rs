@@ -1,7 +1,9 @@
-//! `humanoid retarget ANIM --onto MODEL -o OUT [--clip NAME] [--fps N] [--as nodes|ext] [--map …]`.
+//! `humanoid retarget ANIM --onto MODEL -o OUT [--clip NAME] [--fps N] [--as nodes|ext] [--map …]`,
+//! and batch mode: `humanoid retarget ANIM… --onto MODEL [--onto MODEL…] -o DIR --to FORMAT`
+//! (several animations, folders or glob patterns, or several characters; see [`super::batch`]).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
@@ -16,15 +18,25 @@ use super::{concat, print_diagnostics, write_json, CliError};
 /// The arguments of `retarget`.
 #[derive(Debug, clap::Args)]
 pub struct RetargetArgs {
-    /// The animation: a glTF/GLB with a humanoid (or a rig --map can map), a .vrma.
-    anim: PathBuf,
-    /// The character to put the motion on (glTF, GLB or VRM).
-    #[arg(long, value_name = "MODEL")]
-    onto: PathBuf,
+    /// The animation: a glTF/GLB with a humanoid (or a rig --map can map), a .vrma, a BVH.
+    /// Several (files, folders, glob patterns) select batch mode.
+    #[arg(required = true, num_args = 1.., value_name = "ANIM")]
+    anims: Vec<PathBuf>,
+    /// The character to put the motion on (glTF, GLB or VRM); repeat it to put every
+    /// animation on several characters (batch mode, one output folder per character).
+    #[arg(long, value_name = "MODEL", required = true)]
+    onto: Vec<PathBuf>,
     /// The output: .glb, .gltf, .vrm (the model's own format), .vrma or .bvh (the model's
-    /// skeleton with the motion).
+    /// skeleton with the motion). In batch mode, the output folder (outputs are
+    /// `DIR/[<model>/]<folder below the input root>/<stem>.<ext>`, the format from --to).
     #[arg(short, long, value_name = "OUT")]
     out: PathBuf,
+    /// Batch mode: read folders' subfolders too.
+    #[arg(long)]
+    recursive: bool,
+    /// Batch mode: files retargeted at once (default: one per core).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
     /// The clip to use (default: the first).
     #[arg(long, value_name = "NAME")]
     clip: Option<String>,
@@ -82,10 +94,29 @@ impl RetargetArgs {
         Ok((options, mapping.diagnostics))
     }
 
-    /// Retargets and prints the report.
+    /// Whether this is a batch: several animations or characters, a folder or glob pattern as
+    /// the animation, or an output that is a folder (or ends with `/`).
+    fn is_batch(&self) -> bool {
+        let out = self.out.to_string_lossy();
+        self.anims.len() > 1
+            || self.onto.len() > 1
+            || self.anims.iter().any(|a| {
+                a.is_dir() || (!a.exists() && a.to_string_lossy().contains(['*', '?', '[']))
+            })
+            || self.out.is_dir()
+            || out.ends_with('/')
+            || self.recursive
+            || self.jobs.is_some()
+    }
+
+    /// Retargets and prints the report (batch mode as [`RetargetArgs::is_batch`] says).
     pub fn run(&self, out: &mut impl Write) -> Result<ExitCode, CliError> {
+        if self.is_batch() {
+            return self.run_batch(out);
+        }
+        let (anim, onto) = (&self.anims[0], &self.onto[0]);
         let (options, mapping) = self.options()?;
-        let mut report = humanoid::retarget::retarget(&self.anim, &self.onto, &self.out, &options)?;
+        let mut report = humanoid::retarget::retarget(anim, onto, &self.out, &options)?;
         report.diagnostics = concat(mapping, report.diagnostics);
         if self.json {
             write_json(out, &report)?;
@@ -94,5 +125,40 @@ impl RetargetArgs {
             super::convert::print_wrote(out, &self.out, &report)?;
         }
         Ok(ExitCode::SUCCESS)
+    }
+
+    /// Every animation retargeted onto every character, each alone, in parallel.
+    fn run_batch(&self, out: &mut impl Write) -> Result<ExitCode, CliError> {
+        let Some(to) = self.to else {
+            return Err(humanoid::Error::unsupported(
+                "batch mode (several animations or characters, or -o DIR) needs --to FORMAT: the format of every output",
+            )
+            .into());
+        };
+        let (options, mapping) = self.options()?;
+        let mapping: Vec<humanoid::Diagnostic> = mapping.iter().cloned().collect();
+        let options = RetargetOptions {
+            force: true,
+            ..options
+        };
+        let inputs = humanoid::batch::Inputs {
+            paths: self.anims.clone(),
+            recursive: self.recursive,
+        };
+        let dir: &Path = &self.out;
+        let plan = humanoid::batch::plan_onto(&inputs, &self.onto, dir, to.0.extension())?;
+        let batch = super::batch::Batch {
+            force: self.force,
+            threads: self.jobs.unwrap_or(0),
+            json: self.json,
+            quiet: super::QUIET.load(std::sync::atomic::Ordering::Relaxed),
+        };
+        batch.run(out, &plan, |job| {
+            let model = job.with.as_deref().unwrap_or(&self.onto[0]);
+            let report = humanoid::retarget::retarget(&job.input, model, &job.output, &options)?;
+            let mut diagnostics = mapping.clone();
+            diagnostics.extend(report.diagnostics.iter().cloned());
+            Ok((report.files, diagnostics))
+        })
     }
 }

@@ -43,6 +43,8 @@ pub struct Job {
     pub input: PathBuf,
     /// Its output.
     pub output: PathBuf,
+    /// A second input the job uses (retarget's character), if any.
+    pub with: Option<PathBuf>,
 }
 
 /// An input refused before any work (two inputs landing on one output name).
@@ -120,6 +122,7 @@ pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Er
             plan.jobs.push(Job {
                 input: input.clone(),
                 output,
+                with: None,
             });
             continue;
         }
@@ -142,6 +145,45 @@ pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Er
     plan.jobs.sort_by(|a, b| a.input.cmp(&b.input));
     plan.refused.sort_by(|a, b| a.input.cmp(&b.input));
     Ok(plan)
+}
+
+/// The plan of a batch that puts every input on each of `models` (retarget): with one model
+/// the outputs go in `out_dir`, with several in `out_dir/<model stem>/`.
+///
+/// # Errors
+/// As [`plan`]; two models with the same file stem.
+pub fn plan_onto(
+    inputs: &Inputs,
+    models: &[PathBuf],
+    out_dir: &Path,
+    extension: &str,
+) -> Result<Plan, Error> {
+    let mut stems = BTreeMap::new();
+    for model in models {
+        let stem = model.file_stem().unwrap_or_default().to_owned();
+        if let Some(other) = stems.insert(stem, model) {
+            return Err(Error::unsupported(format!(
+                "--onto {} and --onto {} have the same name: their outputs would share {}; rename one",
+                other.display(),
+                model.display(),
+                out_dir.join(model.file_stem().unwrap_or_default()).display()
+            )));
+        }
+    }
+    let mut all = Plan::default();
+    for model in models {
+        let dir = match models {
+            [_] => out_dir.to_path_buf(),
+            _ => out_dir.join(model.file_stem().unwrap_or_default()),
+        };
+        let one = plan(inputs, &dir, extension)?;
+        all.jobs.extend(one.jobs.into_iter().map(|job| Job {
+            with: Some(model.clone()),
+            ..job
+        }));
+        all.refused.extend(one.refused);
+    }
+    Ok(all)
 }
 
 /// The files of a format we read under `folder` (subfolders with `recursive`), with their
@@ -280,7 +322,8 @@ mod tests {
             flat.jobs,
             vec![Job {
                 input: root.join("a.bvh"),
-                output: out.join("a.x3d")
+                output: out.join("a.x3d"),
+                with: None,
             }]
         );
         let deep = plan(
@@ -368,6 +411,7 @@ mod tests {
             .map(|i| Job {
                 input: PathBuf::from(format!("{i}.bvh")),
                 output: PathBuf::from("o"),
+                with: None,
             })
             .collect();
         let results = run(

@@ -169,3 +169,51 @@ fn batch_mode_needs_a_format_and_two_paths_keep_their_meaning() {
         s(&root.join("walk.glb")),
     ]);
 }
+
+#[test]
+fn retargeting_many_clips_onto_several_characters_gives_what_each_pair_alone_gives() {
+    let dir = temp_dir();
+    let root = inputs(dir.path());
+    let hero = dir.path().join("hero.glb");
+    let robot = dir.path().join("robot.glb");
+    std::fs::copy(root.join("sub/mannequin.glb"), &hero).unwrap();
+    std::fs::copy(root.join("sub/mannequin_ext_clips.glb"), &robot).unwrap();
+    let clips = dir.path().join("clips");
+    let pattern = root.join("*.bvh");
+    humanoid_ok(&[
+        "retarget",
+        s(&pattern),
+        s(&root.join("sub/mannequin.glb")),
+        "--onto",
+        s(&hero),
+        "--onto",
+        s(&robot),
+        "-o",
+        s(&clips),
+        "--to",
+        "vrma",
+    ]);
+    for model in [&hero, &robot] {
+        let stem = model.file_stem().unwrap().to_str().unwrap();
+        for (anim, name) in [
+            (root.join("walk.bvh"), "walk.vrma"),
+            (root.join("sub/mannequin.glb"), "mannequin.vrma"),
+        ] {
+            let alone = dir.path().join("alone.vrma");
+            humanoid_ok(&[
+                "retarget",
+                s(&anim),
+                "--onto",
+                s(model),
+                "-o",
+                s(&alone),
+                "--force",
+            ]);
+            let batch = std::fs::read(clips.join(stem).join(name)).unwrap();
+            assert!(
+                batch == std::fs::read(&alone).unwrap(),
+                "{stem}/{name} differs from retargeting alone"
+            );
+        }
+    }
+}

@@ -265,3 +265,13 @@ impl Summary {
 fn rayon_threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
+
+/// A finished job's files, and its diagnostics after those of reading the mapping tables.
+pub fn written(
+    mapping: &[Diagnostic],
+    report: humanoid::Written,
+) -> (Vec<PathBuf>, Vec<Diagnostic>) {
+    let mut diagnostics = mapping.to_vec();
+    diagnostics.extend(report.diagnostics.iter().cloned());
+    (report.files, diagnostics)
+}

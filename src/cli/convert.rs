@@ -184,9 +184,7 @@ impl ConvertArgs {
         };
         batch.run(out, &plan, |job| {
             let report = humanoid::convert::convert(&job.input, &job.output, &options)?;
-            let mut diagnostics = mapping.clone();
-            diagnostics.extend(report.diagnostics.iter().cloned());
-            Ok((report.files, diagnostics))
+            Ok(super::batch::written(&mapping, report))
         })
     }
 }

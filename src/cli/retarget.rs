@@ -156,9 +156,7 @@ impl RetargetArgs {
         batch.run(out, &plan, |job| {
             let model = job.with.as_deref().unwrap_or(&self.onto[0]);
             let report = humanoid::retarget::retarget(&job.input, model, &job.output, &options)?;
-            let mut diagnostics = mapping.clone();
-            diagnostics.extend(report.diagnostics.iter().cloned());
-            Ok((report.files, diagnostics))
+            Ok(super::batch::written(&mapping, report))
         })
     }
 }

@@ -155,7 +155,9 @@ pub mod pose;
 pub use math::num;
 #[cfg(feature = "preview")]
 pub use ops::preview;
-pub use ops::{batch, bone_pose, convert, demo, inspect, output, retarget, sockets, vrma_out};
+pub use ops::{
+    batch, bone_pose, convert, demo, inspect, output, retarget, rig_tables, sockets, vrma_out,
+};
 
 /// The paths of the asset type and the one read from before the layers were split:
 /// [`model::asset`] holds the character, [`ops::read`] reads it.

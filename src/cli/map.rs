@@ -8,11 +8,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use humanoid::mapping::policy::{declared, How, Mapped};
-use humanoid::mapping::{map_rig, Choice, MapReport, Method};
-use humanoid::model::{HumanBone, Profile};
+use humanoid::rig_tables::{map_file, maps_no_required_bone};
 
-use super::map_args::{MapArgs, Tables};
+use super::map_args::MapArgs;
 use super::{print_diagnostics, write_json_with, CliError};
 
 /// The arguments of `map`.
@@ -38,46 +36,15 @@ impl MapCommandArgs {
     pub fn run(&self, out: &mut impl Write) -> Result<ExitCode, CliError> {
         let (file, json, table_out, force) =
             (&self.file, self.json, self.out.as_deref(), self.force);
-        let Tables {
-            library,
-            forced,
-            diagnostics,
-        } = self.maps.tables()?;
-        let asset = humanoid::read_asset(file)?.asset;
-        let (report, mapped) = match (forced.as_deref(), declared(&asset)) {
-            (None, Some(humanoid)) => (
-                MapReport::declared(&asset, humanoid),
-                Mapped::new(How::Declared, &humanoid.bones),
-            ),
-            (forced, _) => {
-                let choice = match forced.filter(|t| *t != humanoid::mapping::policy::AUTO) {
-                    Some(name) => Choice::Table(library.get(name).ok_or_else(|| {
-                        humanoid::Error::unsupported(format!("no mapping table named {name:?}"))
-                    })?),
-                    None => Choice::Detect,
-                };
-                let mapping = map_rig(&asset, &library, choice, file)?;
-                let how = match &mapping.method {
-                    Method::Table(name) => How::Table(name.clone()),
-                    Method::Auto => How::Auto,
-                };
-                (
-                    MapReport::new(&asset, &mapping),
-                    Mapped::new(how, &mapping.bones),
-                )
-            }
-        };
+        let tables = self.maps.tables()?;
+        let (report, mapped) = map_file(file, &tables)?;
         if let Some(path) = table_out {
             humanoid::io::output::check(path, force)?;
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("rig");
             let text = report.to_toml(stem, &file.display().to_string());
             std::fs::write(path, text).map_err(|e| humanoid::Error::io(path, e))?;
         }
-        let required = HumanBone::ALL
-            .into_iter()
-            .filter(|b| b.is_required(Profile::Vrm1))
-            .count();
-        let code = if mapped.missing.len() == required {
+        let code = if maps_no_required_bone(&mapped) {
             eprintln!(
                 "error: {}: no required bone is mapped ({}); name the rig's table with --map TABLE, or write one (docs/mappings.md)",
                 file.display(),
@@ -88,10 +55,10 @@ impl MapCommandArgs {
             ExitCode::SUCCESS
         };
         if json {
-            write_json_with(out, &report, diagnostics)?;
+            write_json_with(out, &report, tables.diagnostics)?;
             return Ok(code);
         }
-        print_diagnostics(out, &diagnostics)?;
+        print_diagnostics(out, &tables.diagnostics)?;
         writeln!(out, "{}: {}", file.display(), mapped.line())?;
         writeln!(out, "  {:<24} {:>5}  {:>5}  joint", "bone", "node", "conf")?;
         for (bone, name) in &report.bones {

@@ -13,6 +13,7 @@ pub mod output;
 pub mod preview;
 pub mod read;
 pub mod retarget;
+pub mod rig_tables;
 pub mod sockets;
 pub mod vrma_out;
 pub mod write;

@@ -1,0 +1,106 @@
+//! The keyword arguments of the package's functions, as the library's options: the same
+//! meaning as the command line's flags of the same names.
+
+use std::path::PathBuf;
+
+use humanoid::formats::bvh::{self, EulerOrder};
+use humanoid::formats::vrm::convert::{MetaOptions, VrmOptions};
+use humanoid::formats::Format;
+use humanoid::mapping::RigMapping;
+use humanoid::pose::normalize::{NormalizeOptions, RestReference};
+use humanoid::rig_tables::Tables;
+use humanoid::{Diagnostics, Error};
+
+/// `to="vrm1"`: a format by its `--to` name.
+pub fn format(to: Option<&str>) -> Result<Option<Format>, Error> {
+    to.map(|name| {
+        name.parse::<Format>().map_err(|_| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            Error::unsupported(format!("to={name:?}: expected one of {}", names.join(", ")))
+        })
+    })
+    .transpose()
+}
+
+/// `rest="node"` or `"bind"`.
+pub fn rest(rest: &str) -> Result<RestReference, Error> {
+    match rest {
+        "node" => Ok(RestReference::Node),
+        "bind" => Ok(RestReference::Bind),
+        other => Err(Error::unsupported(format!(
+            "rest={other:?}: expected \"node\" or \"bind\""
+        ))),
+    }
+}
+
+/// `normalize=True, rest=…, rebind=…`.
+pub fn normalize(
+    on: bool,
+    rest_name: &str,
+    rebind: bool,
+) -> Result<Option<NormalizeOptions>, Error> {
+    let rest = rest(rest_name)?;
+    Ok(on.then_some(NormalizeOptions { rest, rebind }))
+}
+
+/// `bvh_order="ZXY"`: a BVH rotation order.
+pub fn bvh_order(order: Option<&str>) -> Result<Option<EulerOrder>, Error> {
+    order
+        .map(|o| {
+            o.parse::<EulerOrder>().map_err(|_| {
+                Error::unsupported(format!(
+                    "bvh_order={o:?}: expected three of X, Y, Z (ZXY, XYZ, YXZ, ZYX, XZY, YZX)"
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// `bvh_units="cm"` or `"m"`: the BVH output's file unit (the command line's `--bvh-units`).
+pub fn bvh_units(units: Option<&str>) -> Result<Option<f64>, Error> {
+    match units {
+        None => Ok(None),
+        Some("cm") => Ok(Some(bvh::CENTIMETRES)),
+        Some("m") => Ok(Some(bvh::METRES)),
+        Some(other) => Err(Error::unsupported(format!(
+            "bvh_units={other:?}: expected \"cm\" or \"m\""
+        ))),
+    }
+}
+
+/// BVH write options from `bvh_order` and `bvh_units`.
+pub fn bvh_write(order: Option<&str>, units: Option<&str>) -> Result<bvh::WriteOptions, Error> {
+    let mut options = bvh::WriteOptions::default();
+    if let Some(order) = bvh_order(order)? {
+        options.order = order;
+    }
+    if let Some(units) = bvh_units(units)? {
+        options.scale = units;
+    }
+    Ok(options)
+}
+
+/// `map=…, mappings=[…]`: the rig mapping and what reading its tables found.
+pub fn mapping(
+    map: Option<&str>,
+    mappings: &[PathBuf],
+) -> Result<(Option<RigMapping>, Diagnostics), Error> {
+    Tables::rig_mapping(map, mappings)
+}
+
+/// The VRM options from `strip_vrm`, `vrm_name`, `vrm_authors`, `vrm_license_url`.
+pub fn vrm(
+    strip_vrm: bool,
+    name: Option<String>,
+    authors: Vec<String>,
+    license_url: Option<String>,
+) -> VrmOptions {
+    VrmOptions {
+        strip_vrm,
+        meta: MetaOptions {
+            name,
+            authors,
+            license_url,
+        },
+    }
+}

@@ -2,12 +2,14 @@
 //! package's `Character`, `Clip` and `Track` wrap them): one copy of each array, no per-key
 //! Python object.
 
+use std::collections::HashMap;
+
 use humanoid::math::sample::Interpolation;
 use humanoid::model::asset::{Asset, Facing};
 use humanoid::model::clip::{Clip, Track, TrackTarget};
 use humanoid::{Diagnostic, Diagnostics};
 use numpy::ndarray::{Array1, Array2, Array3};
-use numpy::IntoPyArray;
+use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -29,10 +31,11 @@ fn matrix<'py>(
     Ok(array.into_pyarray(py).into_any())
 }
 
-/// The character as a dict (the package's `Character` fields).
+/// The character as a dict (the package's `Character` fields); its clips' values move into
+/// NumPy arrays.
 pub fn to_dict<'py>(
     py: Python<'py>,
-    asset: &Asset,
+    asset: Asset,
     diagnostics: &Diagnostics,
     mapped: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -95,27 +98,56 @@ pub fn to_dict<'py>(
     let expressions: Vec<&str> = asset.expressions.iter().map(|e| e.name.as_str()).collect();
     dict.set_item("expressions", expressions)?;
     let clips = PyList::empty(py);
-    for clip in &asset.clips {
-        clips.append(clip_dict(py, clip)?)?;
+    let mut shared = SharedTimes::new();
+    for clip in asset.clips {
+        clips.append(clip_dict(py, clip, &mut shared)?)?;
     }
     dict.set_item("clips", clips)?;
     dict.set_item("diagnostics", diagnostics_list(py, diagnostics)?)?;
     Ok(dict)
 }
 
-fn clip_dict<'py>(py: Python<'py>, clip: &Clip) -> PyResult<Bound<'py, PyDict>> {
+/// Key times already handed to Python, by the address of the library's shared array: tracks
+/// that share their times (one glTF input accessor) share one read-only NumPy array.
+type SharedTimes<'py> = HashMap<(usize, usize), Bound<'py, PyAny>>;
+
+fn clip_dict<'py>(
+    py: Python<'py>,
+    clip: Clip,
+    shared: &mut SharedTimes<'py>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     dict.set_item("name", &clip.name)?;
     dict.set_item("duration", clip.duration())?;
     let tracks = PyList::empty(py);
-    for track in clip.tracks() {
-        tracks.append(track_dict(py, track)?)?;
+    for track in clip.into_tracks() {
+        tracks.append(track_dict(py, track, shared)?)?;
     }
     dict.set_item("tracks", tracks)?;
     Ok(dict)
 }
 
-fn track_dict<'py>(py: Python<'py>, track: &Track) -> PyResult<Bound<'py, PyDict>> {
+fn times_array<'py>(
+    py: Python<'py>,
+    times: &[f32],
+    shared: &mut SharedTimes<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let key = (times.as_ptr() as usize, times.len());
+    if let Some(array) = shared.get(&key) {
+        return Ok(array.clone());
+    }
+    let array = numpy::PyArray1::from_slice(py, times);
+    array.readwrite().make_nonwriteable();
+    let array = array.into_any();
+    shared.insert(key, array.clone());
+    Ok(array)
+}
+
+fn track_dict<'py>(
+    py: Python<'py>,
+    track: Track,
+    shared: &mut SharedTimes<'py>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     let (target, index, bone): (&str, Option<usize>, Option<&str>) = match track.target() {
         TrackTarget::Joint(joint) => ("joint", Some(joint.index()), None),
@@ -137,16 +169,15 @@ fn track_dict<'py>(py: Python<'py>, track: &Track) -> PyResult<Bound<'py, PyDict
             Interpolation::CubicSpline => "CUBICSPLINE",
         },
     )?;
-    let times = track.times();
-    dict.set_item("times", numpy::PyArray1::from_slice(py, times))?;
+    let keys = track.times().len();
+    dict.set_item("times", times_array(py, track.times(), shared)?)?;
     let components = track.property().components();
-    let values = track.values().to_vec();
+    // The values move into NumPy without a copy.
+    let values = track.into_values();
     let array = if interpolation == Interpolation::CubicSpline {
-        Array3::from_shape_vec((times.len(), 3, components), values)
-            .map(|a| a.into_pyarray(py).into_any())
+        Array3::from_shape_vec((keys, 3, components), values).map(|a| a.into_pyarray(py).into_any())
     } else {
-        Array2::from_shape_vec((times.len(), components), values)
-            .map(|a| a.into_pyarray(py).into_any())
+        Array2::from_shape_vec((keys, components), values).map(|a| a.into_pyarray(py).into_any())
     }
     .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     dict.set_item("values", array)?;

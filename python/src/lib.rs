@@ -73,7 +73,7 @@ fn read<'py>(
     })?;
     let mut diagnostics = tables;
     diagnostics.extend(outcome.diagnostics.clone());
-    character::to_dict(py, &outcome.asset, &diagnostics, &mapped)
+    character::to_dict(py, outcome.asset, &diagnostics, &mapped)
 }
 
 /// Reads a file and drops it: the Rust read alone, for the benchmark that compares it with

@@ -419,6 +419,11 @@ impl Track {
         &self.values
     }
 
+    /// The values, taken out of the track (moved, not copied): what [`Track::values`] shows.
+    pub fn into_values(self) -> Vec<f32> {
+        self.values
+    }
+
     /// The number of keys (at least 1).
     pub fn key_count(&self) -> usize {
         self.times.len()
@@ -518,6 +523,11 @@ impl Clip {
     /// All tracks, in the order they were added.
     pub fn tracks(&self) -> &[Track] {
         &self.tracks
+    }
+
+    /// The tracks, taken out of the clip (their values are moved, not copied).
+    pub fn into_tracks(self) -> Vec<Track> {
+        self.tracks
     }
 
     /// The tracks animating `target`, in order.

@@ -39,13 +39,24 @@ timed() { # label, command...: wall seconds and CPU use
         "$(awk -v w="$wall" 'BEGIN{print 200/w}')" "$(awk -v u="$user" -v s="$sys" -v w="$wall" 'BEGIN{print 100*(u+s)/w}')" \
         "$(tail -1 "$work/last.json" | sed 's/.*"ok":\([0-9]*\).*"refused":\([0-9]*\).*"failed":\([0-9]*\).*/ok \1, refused \2, failed \3/')"
 }
-timed "-j 1" "$bin" convert "$work/in" -o "$work/out1" --to glb -j 1 --json
-wall1=$wall
-timed "-j 2" "$bin" convert "$work/in" -o "$work/out2" --to glb -j 2 --json
-wall2=$wall
-echo "speed-up -j 2 over -j 1: $(awk -v a="$wall1" -v b="$wall2" 'BEGIN{printf "%.2f", a/b}')x"
+# Best of three, -j 1 and -j 2 taking turns (each into a fresh folder, so nothing is skipped).
+wall1=999999 wall2=999999
+for round in 1 2 3; do
+    rm -rf "$work/out1" "$work/out2"
+    timed "-j 1 (round $round)" "$bin" convert "$work/in" -o "$work/out1" --to glb -j 1 --json
+    wall1=$(awk -v a="$wall1" -v b="$wall" 'BEGIN{print (b<a)?b:a}')
+    timed "-j 2 (round $round)" "$bin" convert "$work/in" -o "$work/out2" --to glb -j 2 --json
+    wall2=$(awk -v a="$wall2" -v b="$wall" 'BEGIN{print (b<a)?b:a}')
+done
+echo "best: -j 1 $wall1 s, -j 2 $wall2 s; speed-up -j 2 over -j 1: $(awk -v a="$wall1" -v b="$wall2" 'BEGIN{printf "%.2f", a/b}')x"
 timed "200 small BVH, -j 1" "$bin" convert "$work/small" -o "$work/small-out" --to glb -j 1 --json
-echo "per small file: $(awk -v w="$wall" 'BEGIN{printf "%.2f", 1000*w/200}') ms (one process for all)"
+# The batch's own cost a file: the wall time a file less the time its conversion took (the
+# JSON's `milliseconds`, measured around the library call).
+converting=$(python3 -c 'import json, sys
+records = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ms = [r["milliseconds"] for r in records if "milliseconds" in r]
+print(sum(ms) / len(ms))' "$work/last.json")
+echo "per small file: $(awk -v w="$wall" 'BEGIN{printf "%.2f", 1000*w/200}') ms wall (one process for all), of which $(awk -v c="$converting" 'BEGIN{printf "%.2f", c}') ms converting it: batch overhead $(awk -v w="$wall" -v c="$converting" 'BEGIN{printf "%.2f", 1000*w/200-c}') ms a file"
 
 # Each output against converting its input alone.
 same=0 differ=0

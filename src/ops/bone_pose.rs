@@ -39,6 +39,7 @@ use crate::model::clip::Clip;
 use crate::model::HumanBone;
 use crate::ops::read::read_asset as read;
 use crate::pose::fk::Sampler;
+use crate::pose::normalized::playable;
 use crate::pose::retarget::{self, Retargeter, Side};
 
 /// How to report the pose.
@@ -248,7 +249,8 @@ fn sample(
     match &options.anim {
         None => {
             let clip = pick_clip(model, options.clip.as_deref(), path)?;
-            let mut sampler = Sampler::new(&model.skeleton, clip);
+            let played = playable(model, clip);
+            let mut sampler = Sampler::new(&model.skeleton, &played);
             for (t, clamped) in sample_times(times, clip.duration()) {
                 sampler.evaluate(clamped);
                 let worlds = sampler.worlds();
@@ -272,10 +274,11 @@ fn sample(
             let line = map_humanoid(&mut anim, anim_path, options.mapping.as_ref())?.line();
             mapped.push(format!("{}: {line}", anim_path.display()));
             let clip = pick_clip(&anim, options.clip.as_deref(), anim_path)?;
+            let played = playable(&anim, clip);
             let mut diagnostics = Diagnostics::new();
             let mut retargeter = Retargeter::new(
                 Side::new(&anim, "animation")?,
-                clip,
+                &played,
                 Side::new(model, "model")?,
                 &mut diagnostics,
             )?;

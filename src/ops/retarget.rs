@@ -277,6 +277,9 @@ pub fn bake_keeping(
     keep: Keep,
     diagnostics: &mut Diagnostics,
 ) -> Result<Clip, Error> {
+    // EXT_skeleton_humanoid channels and VRMA tracks play on the source's own joints.
+    let played = crate::pose::normalized::playable(source, clip);
+    let clip: &Clip = &played;
     let retargeter = Retargeter::keeping(
         Side::new(source, "animation")?,
         clip,

@@ -13,7 +13,7 @@
 //! let (report, mapped) = map_file(&dir.path().join("mannequin.glb"), &tables)?;
 //! assert_eq!(report.method, "declared");
 //! assert!(mapped.missing.is_empty());
-//! # Ok::<(), humanoid::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::path::{Path, PathBuf};

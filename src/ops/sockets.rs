@@ -150,7 +150,8 @@ pub fn place(
                         .map_or_else(String::new, |n| format!("named {n:?} "))
                 ))
             })?;
-            let mut sampler = Sampler::new(skeleton, clip);
+            let played = crate::pose::normalized::playable(asset, clip);
+            let mut sampler = Sampler::new(skeleton, &played);
             sampler.evaluate(t);
             (Some(clip.name.clone()), sampler.worlds())
         }

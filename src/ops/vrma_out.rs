@@ -90,6 +90,8 @@ pub fn vrma_asset(
         kept.clips = vec![clip.clone()];
         return Ok(kept);
     }
+    let played = crate::pose::normalized::playable(source, clip);
+    let clip: &Clip = &played;
     let side = Side::new(source, "animation")?;
     let facing = quarter_turn(side.turn);
     let pairs = kept_pairs(&source.skeleton, &humanoid.bones);

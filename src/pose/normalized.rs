@@ -8,13 +8,16 @@
 //! linearly on cubic-spline tangents: converting every key (and tangent) converts the sampled
 //! curve exactly.
 
-use glam::{Quat, Vec3};
+use std::borrow::Cow;
+
+use glam::{Mat4, Quat, Vec3};
 
 use crate::error::Diagnostics;
 use crate::math::sample::Interpolation;
+use crate::model::asset::Asset;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::humanoid::BoneMap;
-use crate::model::skeleton::Skeleton;
+use crate::model::skeleton::{JointId, Skeleton};
 
 /// `n = P · local · rest⁻¹ · P⁻¹`.
 pub fn normalized_from_local(parent_world_rest: Quat, rest_local: Quat, local: Quat) -> Quat {
@@ -103,6 +106,115 @@ pub fn bone_tracks_from_joint_tracks(
         }
     }
     out
+}
+
+/// A bone track (normalized rotation, or the hips offset in model axes) as the local track of
+/// `joint`: `local = P⁻¹ · n · P · L_rest`; `t_local = M_parent⁻¹ · (p_rest + offset)`. Both
+/// maps are affine, so cubic-spline tangents take the linear part. `None` for a property a
+/// bone track cannot hold (scale, weights).
+pub fn joint_track_from_bone_track(
+    skeleton: &Skeleton,
+    joint: JointId,
+    track: &Track,
+) -> Option<Track> {
+    let parent = skeleton.parent(joint).map(|p| skeleton.rest_world(p));
+    let p_rot = parent.map_or(Quat::IDENTITY, |p| p.rotation);
+    let rest = skeleton.rest_local(joint);
+    let cubic = track.interpolation() == Interpolation::CubicSpline;
+    let values: Vec<f32> = match track.property() {
+        Property::Rotation => track
+            .values()
+            .chunks_exact(4)
+            .enumerate()
+            .flat_map(|(i, q)| {
+                let n = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
+                let local = if cubic && i % 3 != 1 {
+                    p_rot.inverse() * n * p_rot * rest.rotation
+                } else {
+                    local_from_normalized(p_rot, rest.rotation, n)
+                };
+                local.to_array()
+            })
+            .collect(),
+        Property::Translation => {
+            let to_local = parent.map_or(Mat4::IDENTITY, |p| p.to_mat4()).inverse();
+            let rest_world = skeleton.rest_world(joint).translation;
+            track
+                .values()
+                .chunks_exact(3)
+                .enumerate()
+                .flat_map(|(i, v)| {
+                    let v = Vec3::new(v[0], v[1], v[2]);
+                    let local = if cubic && i % 3 != 1 {
+                        to_local.transform_vector3(v)
+                    } else {
+                        to_local.transform_point3(rest_world + v)
+                    };
+                    local.to_array()
+                })
+                .collect()
+        }
+        _ => return None,
+    };
+    Track::new(
+        TrackTarget::Joint(joint),
+        track.property(),
+        track.interpolation(),
+        track.times().to_vec(),
+        values,
+    )
+    .ok()
+}
+
+/// The clip as [`crate::pose::fk::Sampler`] plays it on `asset`: its bone tracks
+/// (EXT_skeleton_humanoid channels, VRMA) become tracks of the joints the asset's humanoid maps
+/// them to ([`joint_track_from_bone_track`]); its other tracks stay. Borrowed when the clip has
+/// no bone tracks. A bone track of a bone the asset does not map, or of a joint the clip
+/// already animates in that property, plays no part.
+///
+/// ```
+/// use humanoid::model::HumanBone;
+/// use humanoid::model::clip::{Clip, Property, TrackTarget};
+/// use humanoid::pose::normalized::playable;
+///
+/// let dir = tempfile::tempdir()?;
+/// humanoid::demo::write_demo(dir.path(), false)?;
+/// let ext = humanoid::read_asset(&dir.path().join("mannequin_ext_clips.glb"))?.asset;
+/// let walk = &ext.clips[0];
+/// assert!(walk.tracks().iter().all(|t| matches!(t.target(), TrackTarget::Bone(_))));
+/// let played = playable(&ext, walk);
+/// let hips = ext.humanoids[0].bones.get(HumanBone::Hips).expect("mapped");
+/// assert!(played.track(TrackTarget::Joint(hips), Property::Rotation).is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn playable<'c>(asset: &Asset, clip: &'c Clip) -> Cow<'c, Clip> {
+    let has_bone_tracks = clip
+        .tracks()
+        .iter()
+        .any(|t| matches!(t.target(), TrackTarget::Bone(_)));
+    let Some(humanoid) = asset.humanoids.first().filter(|_| has_bone_tracks) else {
+        return Cow::Borrowed(clip);
+    };
+    let mut out = Clip::new(clip.name.clone());
+    for track in clip.tracks() {
+        let TrackTarget::Bone(bone) = track.target() else {
+            out.add_track(track.clone());
+            continue;
+        };
+        let Some(joint) = humanoid.bones.get(bone) else {
+            continue;
+        };
+        if clip
+            .track(TrackTarget::Joint(joint), track.property())
+            .is_some()
+        {
+            continue;
+        }
+        if let Some(converted) = joint_track_from_bone_track(&asset.skeleton, joint, track) {
+            out.add_track(converted);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Applies `f(value, is_tangent)` to each element of a track's values; cubic-spline tracks

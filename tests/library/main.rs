@@ -13,6 +13,7 @@
 )]
 
 mod automap;
+mod bone_channels;
 mod bvh;
 mod gltf_document;
 mod godot;

@@ -26,6 +26,7 @@ use crate::model::asset::Asset;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::skeleton::JointId;
 use crate::model::HumanBone;
+use crate::pose::normalized::joint_track_from_bone_track;
 
 /// The nodes a VRMA's extension gives meaning to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -405,7 +406,7 @@ fn vrma_clip(asset: &Asset, clip: &Clip, diagnostics: &mut Diagnostics) -> Clip 
             continue;
         }
         let converted = match track.target() {
-            TrackTarget::Bone(_) => joint_track_from_bone_track(asset, joint, track),
+            TrackTarget::Bone(_) => joint_track_from_bone_track(&asset.skeleton, joint, track),
             _ => Some(track.clone()),
         };
         match converted {
@@ -432,58 +433,4 @@ fn vrma_clip(asset: &Asset, clip: &Clip, diagnostics: &mut Diagnostics) -> Clip 
         );
     }
     out
-}
-
-/// A bone track (normalized rotation, or the hips offset in model axes) as the local track of
-/// `joint`: `local = P⁻¹ · n · P · L_rest`; `t_local = M_parent⁻¹ · (p_rest + offset)`. Both
-/// maps are affine, so cubic-spline tangents take the linear part.
-fn joint_track_from_bone_track(asset: &Asset, joint: JointId, track: &Track) -> Option<Track> {
-    let skeleton = &asset.skeleton;
-    let parent = skeleton.parent(joint).map(|p| skeleton.rest_world(p));
-    let p_rot = parent.map_or(glam::Quat::IDENTITY, |p| p.rotation);
-    let rest = skeleton.rest_local(joint);
-    let cubic = track.interpolation() == Interpolation::CubicSpline;
-    let values: Vec<f32> = match track.property() {
-        Property::Rotation => track
-            .values()
-            .chunks_exact(4)
-            .enumerate()
-            .flat_map(|(i, q)| {
-                let n = glam::Quat::from_xyzw(q[0], q[1], q[2], q[3]);
-                let local = if cubic && i % 3 != 1 {
-                    p_rot.inverse() * n * p_rot * rest.rotation
-                } else {
-                    crate::pose::normalized::local_from_normalized(p_rot, rest.rotation, n)
-                };
-                local.to_array()
-            })
-            .collect(),
-        Property::Translation => {
-            let to_local = parent.map_or(Mat4::IDENTITY, |p| p.to_mat4()).inverse();
-            let rest_world = skeleton.rest_world(joint).translation;
-            track
-                .values()
-                .chunks_exact(3)
-                .enumerate()
-                .flat_map(|(i, v)| {
-                    let v = Vec3::new(v[0], v[1], v[2]);
-                    let local = if cubic && i % 3 != 1 {
-                        to_local.transform_vector3(v)
-                    } else {
-                        to_local.transform_point3(rest_world + v)
-                    };
-                    local.to_array()
-                })
-                .collect()
-        }
-        _ => return None,
-    };
-    Track::new(
-        TrackTarget::Joint(joint),
-        track.property(),
-        track.interpolation(),
-        track.times().to_vec(),
-        values,
-    )
-    .ok()
 }

@@ -147,7 +147,8 @@ impl Character {
                 let chosen =
                     crate::model::clip_choice::choose(&asset, options.clip.as_deref(), path)?;
                 chosen.report(diagnostics);
-                Some(chosen.clip.clone())
+                // EXT_skeleton_humanoid channels play on the character's own joints.
+                Some(crate::pose::normalized::playable(&asset, chosen.clip).into_owned())
             }
         };
         let overlay_joints = overlay_joints(&asset);

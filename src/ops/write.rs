@@ -19,6 +19,7 @@ use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::formats::{bvh, gltf, vrm, Format};
 use crate::model::clip_choice::ChosenClip;
 use crate::model::{Asset, Character, HumanBone};
+use crate::pose::normalized::playable;
 
 /// How to write.
 #[derive(Debug, Clone, Default)]
@@ -301,6 +302,12 @@ pub(crate) fn write_vrma_clip(
     })
 }
 
+fn has_bone_tracks(clip: &crate::model::clip::Clip) -> bool {
+    clip.tracks()
+        .iter()
+        .any(|t| matches!(t.target(), crate::model::clip::TrackTarget::Bone(_)))
+}
+
 const GENERATOR: &str = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
 
 /// The outputs written from the model alone: BVH, H-Anim, Godot.
@@ -310,7 +317,22 @@ fn write_from_model(
     path: &Path,
     options: &WriteOptions,
 ) -> Result<Written, Error> {
-    let asset = &character.asset;
+    // BVH and H-Anim hold joint motion: clips of EXT_skeleton_humanoid channels are played on
+    // the character's own joints first.
+    let played;
+    let asset = if character.asset.clips.iter().any(has_bone_tracks) {
+        let mut copy = character.asset.clone();
+        copy.clips = character
+            .asset
+            .clips
+            .iter()
+            .map(|clip| playable(&character.asset, clip).into_owned())
+            .collect();
+        played = copy;
+        &played
+    } else {
+        &character.asset
+    };
     let mut diagnostics = Diagnostics::new();
     if !target.is_hanim() {
         crate::ops::sockets::report_dropped(&character.sockets, asset, target, &mut diagnostics);

@@ -14,10 +14,10 @@ fn demo() -> tempfile::TempDir {
     dir
 }
 
-fn sampled(model: &Path, anim: Option<&Path>, clip: &str) -> PoseReport {
+fn sampled(model: &Path, anim: Option<&Path>, clip: Option<&str>) -> PoseReport {
     let options = PoseOptions {
         anim: anim.map(Path::to_path_buf),
-        clip: Some(clip.into()),
+        clip: clip.map(str::to_owned),
         times: Times::Uniform(9),
         ..PoseOptions::default()
     };
@@ -68,7 +68,10 @@ fn a_files_own_bone_channels_pose_as_its_node_channels() {
         dir.path().join("mannequin_ext_clips.glb"),
     );
     for clip in ["walk", "wave"] {
-        let (a, b) = (sampled(&nodes, None, clip), sampled(&ext, None, clip));
+        let (a, b) = (
+            sampled(&nodes, None, Some(clip)),
+            sampled(&ext, None, Some(clip)),
+        );
         assert!(moves(&a) > 0.01, "{clip}: the clip moves");
         let d = largest_difference(&a, &b);
         assert!(
@@ -86,8 +89,8 @@ fn bone_channels_retargeted_pose_as_node_channels() {
         dir.path().join("mannequin_ext_clips.glb"),
     );
     for clip in ["walk", "wave"] {
-        let a = sampled(&nodes, Some(&nodes), clip);
-        let b = sampled(&nodes, Some(&ext), clip);
+        let a = sampled(&nodes, Some(&nodes), Some(clip));
+        let b = sampled(&nodes, Some(&ext), Some(clip));
         assert!(moves(&b) > 0.01, "{clip}: the retargeted clip moves");
         let d = largest_difference(&a, &b);
         assert!(d < 1e-5, "{clip}: differ by {d}");
@@ -111,8 +114,36 @@ fn bone_channels_bake_into_the_same_clip() {
     };
     retarget(&nodes, &nodes, &a, &options).unwrap();
     retarget(&ext, &nodes, &b, &options).unwrap();
-    let (pa, pb) = (sampled(&a, None, "wave"), sampled(&b, None, "wave"));
+    let (pa, pb) = (
+        sampled(&a, None, Some("wave")),
+        sampled(&b, None, Some("wave")),
+    );
     assert!(moves(&pb) > 0.01);
     let d = largest_difference(&pa, &pb);
     assert!(d < 1e-5, "baked clips differ by {d}");
+}
+
+#[test]
+fn bone_channels_are_written_as_joint_motion_to_bvh_and_hanim() {
+    let dir = demo();
+    let (nodes, ext) = (
+        dir.path().join("mannequin.glb"),
+        dir.path().join("mannequin_ext_clips.glb"),
+    );
+    for extension in ["bvh", "x3d"] {
+        let (a, b) = (
+            dir.path().join(format!("nodes.{extension}")),
+            dir.path().join(format!("ext.{extension}")),
+        );
+        let options = humanoid::ConvertOptions {
+            clip: Some("walk".into()),
+            ..humanoid::ConvertOptions::default()
+        };
+        humanoid::convert(&nodes, &a, &options).unwrap();
+        humanoid::convert(&ext, &b, &options).unwrap();
+        let (pa, pb) = (sampled(&a, None, None), sampled(&b, None, None));
+        assert!(moves(&pb) > 0.01, "{extension}: the written clip moves");
+        let d = largest_difference(&pa, &pb);
+        assert!(d < 1e-4, "{extension}: written clips differ by {d}");
+    }
 }

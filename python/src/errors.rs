@@ -37,9 +37,30 @@ create_exception!(
     "A file cannot be read or written (missing, not a regular file, no permission, too large)."
 );
 
+/// The library's advice names command-line flags; in Python they are keyword arguments.
+const FLAGS_AS_KEYWORDS: [(&str, &str); 8] = [
+    ("pass --force", "pass force=True"),
+    ("even with --force", "even with force=True"),
+    ("--map auto", "map=\"auto\""),
+    ("--map TABLE.toml", "map=\"TABLE.toml\""),
+    ("--map FILE.toml", "map=\"FILE.toml\""),
+    ("--map TABLE", "map=\"TABLE\""),
+    ("--to vrm1", "to=\"vrm1\""),
+    ("pass one of them to --clip", "pass one of them as clip="),
+];
+
+/// The message of a library error, its advice in Python's terms.
+fn message_for_python(error: &humanoid::Error) -> String {
+    FLAGS_AS_KEYWORDS
+        .iter()
+        .fold(error.to_string(), |message, (flag, keyword)| {
+            message.replace(flag, keyword)
+        })
+}
+
 /// The Python exception for a library error, its attributes set.
 pub fn to_py(py: Python<'_>, error: &humanoid::Error) -> PyErr {
-    let message = error.to_string();
+    let message = message_for_python(error);
     let err = match error {
         humanoid::Error::Invalid { .. } => InvalidFileError::new_err(message.clone()),
         humanoid::Error::Io { .. } => FileAccessError::new_err(message.clone()),

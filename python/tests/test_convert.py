@@ -38,6 +38,7 @@ def test_convert_refuses_an_existing_output_without_force(tmp_path, mannequin):
         humanoid.convert(mannequin, out)
     assert caught.value.code == "REQUEST_UNSUPPORTED"
     assert "exists" in caught.value.message
+    assert "force=True" in caught.value.message, "the advice names the keyword, not the flag"
     humanoid.convert(mannequin, out, force=True)
     assert out.read_bytes() == first
 

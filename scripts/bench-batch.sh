@@ -49,6 +49,22 @@ for round in 1 2 3; do
     wall2=$(awk -v a="$wall2" -v b="$wall" 'BEGIN{print (b<a)?b:a}')
 done
 echo "best: -j 1 $wall1 s, -j 2 $wall2 s; speed-up -j 2 over -j 1: $(awk -v a="$wall1" -v b="$wall2" 'BEGIN{printf "%.2f", a/b}')x"
+# The floor: what two cores give two independent processes, each converting every other input
+# with -j 1 (no shared pool, no shared memory). -j 2 cannot beat this speed-up.
+mkdir -p "$work/half0" "$work/half1"
+i=0
+for f in "$work"/in/*; do ln "$f" "$work/half$((i % 2))/"; i=$((i + 1)); done
+floor=999999
+for round in 1 2 3; do
+    rm -rf "$work/outh0" "$work/outh1"
+    start=$(date +%s.%N)
+    "$bin" convert "$work/half0" -o "$work/outh0" --to glb -j 1 --quiet > /dev/null &
+    "$bin" convert "$work/half1" -o "$work/outh1" --to glb -j 1 --quiet > /dev/null &
+    wait
+    end=$(date +%s.%N)
+    floor=$(awk -v a="$floor" -v s="$start" -v e="$end" 'BEGIN{w=e-s; print (w<a)?w:a}')
+done
+echo "floor: two -j 1 processes on half the inputs each, best $floor s: speed-up $(awk -v a="$wall1" -v b="$floor" 'BEGIN{printf "%.2f", a/b}')x over -j 1 (-j 2 reaches $(awk -v f="$floor" -v b="$wall2" 'BEGIN{printf "%.0f", 100*f/b}')% of it)"
 timed "200 small BVH, -j 1" "$bin" convert "$work/small" -o "$work/small-out" --to glb -j 1 --json
 # The batch's own cost a file: the wall time a file less the time its conversion took (the
 # JSON's `milliseconds`, measured around the library call).

@@ -254,7 +254,11 @@ impl Status {
 
 /// Runs `work` on every job, `threads` at a time (0: one per core), calling `done` as each
 /// finishes (from the worker threads; in any order). A panic in one job is caught and
-/// reported as that job's failure.
+/// reported as that job's failure. The results come back in the order of `jobs`.
+///
+/// Each thread takes the next job when it is free, largest input first: the big files start
+/// early and the small ones fill the gaps at the end, so no core waits on one last big file
+/// (longest-processing-time-first scheduling, with the input's size standing for the time).
 ///
 /// # Errors
 /// The thread pool cannot be built.
@@ -264,31 +268,63 @@ pub fn run<R: Send>(
     work: impl Fn(&Job) -> Result<R, Error> + Sync,
     done: impl Fn(&Job, &Result<R, Error>) + Sync,
 ) -> Result<Vec<Result<R, Error>>, Error> {
-    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| Error::unsupported(format!("cannot start {threads} worker threads: {e}")))?;
-    Ok(pool.install(|| {
-        jobs.par_iter()
-            .map(|job| {
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
-                    .unwrap_or_else(|panic| {
-                        let what = panic
-                            .downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                            .unwrap_or_default();
-                        Err(Error::unsupported(format!(
-                            "{}: internal error (a bug: please report it): {what}",
-                            job.input.display()
-                        )))
-                    });
-                done(job, &result);
-                result
-            })
-            .collect()
-    }))
+    let order = largest_first(jobs);
+    let next = AtomicUsize::new(0);
+    let finished: Mutex<Vec<(usize, Result<R, Error>)>> =
+        Mutex::new(Vec::with_capacity(jobs.len()));
+    let run_one = |job: &Job| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job))).unwrap_or_else(
+            |panic| {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    .unwrap_or_default();
+                Err(Error::unsupported(format!(
+                    "{}: internal error (a bug: please report it): {what}",
+                    job.input.display()
+                )))
+            },
+        )
+    };
+    pool.broadcast(|_| {
+        let mut mine = Vec::new();
+        while let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let Some(job) = jobs.get(index) else { break };
+            let result = run_one(job);
+            done(job, &result);
+            mine.push((index, result));
+        }
+        // A poisoned lock still holds every result pushed before the panic that poisoned it.
+        let mut all = finished
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        all.append(&mut mine);
+    });
+    let mut all = finished
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    all.sort_by_key(|(index, _)| *index);
+    Ok(all.into_iter().map(|(_, result)| result).collect())
+}
+
+/// The indices of `jobs`, largest input first (an input that cannot be measured counts as
+/// empty: its job reports why it cannot be read); ties keep the jobs' order.
+fn largest_first(jobs: &[Job]) -> Vec<usize> {
+    let sizes: Vec<u64> = jobs
+        .iter()
+        .map(|job| std::fs::metadata(&job.input).map_or(0, |m| m.len()))
+        .collect();
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes.get(i).copied().unwrap_or(0)));
+    order
 }
 
 #[cfg(test)]

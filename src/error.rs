@@ -83,6 +83,7 @@ fn format_code(path: &Path) -> &'static str {
         Some("gltf" | "glb" | "vrm" | "vrma" | "bin") => "GLTF_INVALID",
         Some("x3d" | "x3dv" | "x3dz" | "x3dvz" | "wrl" | "gz") => "HANIM_INVALID",
         Some("bvh") => "BVH_INVALID",
+        Some("fbx") => "FBX_INVALID",
         Some("tres" | "import" | "godot" | "tscn") => "GODOT_INVALID",
         Some("toml") => "MAPPING_TABLE_INVALID",
         _ => "INPUT_INVALID",

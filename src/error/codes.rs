@@ -161,6 +161,12 @@ pub const CODES: &[CodeInfo] = &[
     code("EXT_SAMPLER_SHARED", ERROR, "EXT_skeleton_humanoid input: one sampler serves both an extension channel (deltas) and a plain channel (absolute values), which the spec forbids"),
     code("EXT_UNKNOWN_BONE", ERROR, "EXT_skeleton_humanoid input: a humanoidBones key is not a bone name of the extension"),
 
+    // FBX_
+    code("FBX_ANIMATION_SAMPLED", INFO, "FBX input: an animation stack was baked by ufbx into linear keys (the curves' keys plus samples at the scene's frame rate where a curve is not linear)"),
+    code("FBX_INVALID", ERROR, "FBX input: ufbx cannot read the file (truncated, not FBX, over the memory limit); the message is ufbx's reason"),
+    code("FBX_SPACE_CONVERTED", INFO, "FBX input: the scene was converted to metres, +Y up, +Z forward from the file's unit and axes (named)"),
+    code("FBX_WARNING", WARNING, "FBX input: ufbx read the file but warned (its description and how many times)"),
+
     // GLB_
     code("GLB_TRAILING_BYTES", WARNING, "GLB input: bytes after the length the header declares were ignored"),
     code("GLB_UNKNOWN_CHUNK", WARNING, "GLB input: chunks of unknown type were skipped and are not written back"),

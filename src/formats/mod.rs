@@ -6,6 +6,7 @@
 //! files a document refers to (glTF buffers and images, H-Anim textures): it is no adapter.
 
 pub mod bvh;
+pub mod fbx;
 pub mod gltf;
 pub mod godot;
 pub mod hanim;

@@ -105,13 +105,13 @@ impl Mapped {
     }
 }
 
-/// The humanoid `asset` declares itself, if any (a BVH declares none: its humanoid comes from
-/// its reader's mapping).
+/// The humanoid `asset` declares itself, if any (a BVH or an FBX declares none: its humanoid
+/// comes from the mapping the reader ran).
 pub fn declared(asset: &Asset) -> Option<&HumanoidSkeleton> {
     asset
         .humanoids
         .first()
-        .filter(|_| asset.format != Format::Bvh)
+        .filter(|_| !matches!(asset.format, Format::Bvh | Format::Fbx))
 }
 
 /// Gives `asset` (read from `path`) its humanoid by the one policy (module docs), replacing

@@ -40,11 +40,13 @@ pub enum Format {
     GodotBoneMap,
     /// Godot `SkeletonProfileHumanoid` resource (`.tres`).
     GodotProfile,
+    /// Autodesk FBX, ASCII or binary (read only).
+    Fbx,
 }
 
 impl Format {
     /// Every format, in `--to` listing order.
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::Glb,
         Format::Gltf,
         Format::Vrm1,
@@ -56,6 +58,7 @@ impl Format {
         Format::Bvh,
         Format::GodotBoneMap,
         Format::GodotProfile,
+        Format::Fbx,
     ];
 
     /// The `--to` name.
@@ -72,6 +75,7 @@ impl Format {
             Format::Bvh => "bvh",
             Format::GodotBoneMap => "godot-bonemap",
             Format::GodotProfile => "godot-profile",
+            Format::Fbx => "fbx",
         }
     }
 
@@ -122,6 +126,30 @@ impl Format {
         )
     }
 
+    /// Why this format cannot be an output (`None` when it can): names the formats we write.
+    ///
+    /// ```
+    /// use humanoid::formats::Format;
+    /// let why = Format::Fbx.refuse_output().unwrap().to_string();
+    /// assert!(why.contains("read only") && why.contains("glb, gltf, vrm1"), "{why}");
+    /// assert!(Format::Glb.refuse_output().is_none());
+    /// ```
+    pub fn refuse_output(self) -> Option<Error> {
+        if self.can_write() {
+            return None;
+        }
+        let writable: Vec<&str> = Format::ALL
+            .into_iter()
+            .filter(|f| f.can_write())
+            .map(Format::name)
+            .collect();
+        Some(Error::unsupported(format!(
+            "{} is read only: humanoid reads it but does not write it; write one of {} (--to)",
+            self.name(),
+            writable.join(", ")
+        )))
+    }
+
     /// The format of an input file, from its extension (glTF family: refined from the content by
     /// the glTF reader).
     ///
@@ -154,6 +182,7 @@ impl Format {
             "x3dv" => Format::X3dv,
             "wrl" => Format::Wrl,
             "bvh" => Format::Bvh,
+            "fbx" => Format::Fbx,
             "tres" | "import" => Format::GodotBoneMap,
             _ if path.is_dir() => {
                 return Err(Error::invalid_coded(
@@ -165,7 +194,7 @@ impl Format {
             }
             _ => {
                 return Err(Error::unsupported(format!(
-                    "{}: unknown input format {ext:?} (known: .glb .gltf .vrm .vrma .x3d .x3dv .wrl (also gzip-compressed: .x3dz .x3dvz .wrz .x3d.gz .x3dv.gz .wrl.gz) .bvh .tres .import)",
+                    "{}: unknown input format {ext:?} (known: .glb .gltf .vrm .vrma .x3d .x3dv .wrl (also gzip-compressed: .x3dz .x3dvz .wrz .x3d.gz .x3dv.gz .wrl.gz) .bvh .fbx .tres .import)",
                     path.display()
                 )))
             }
@@ -189,6 +218,7 @@ impl Format {
             "x3dv" => Format::X3dv,
             "wrl" => Format::Wrl,
             "bvh" => Format::Bvh,
+            "fbx" => Format::Fbx,
             "vrm" => input_vrm.unwrap_or(Format::Vrm1),
             "tres" => {
                 return Err(Error::unsupported(format!(

@@ -188,6 +188,8 @@ fn read_from(input: Input<'_>, options: &ReadOptions) -> Result<Read, Error> {
         read_hanim(input)?
     } else if format == Format::Bvh {
         read_bvh(input, options)?
+    } else if format == Format::Fbx {
+        read_fbx(input)?
     } else {
         read_godot(input)?
     };
@@ -197,7 +199,9 @@ fn read_from(input: Input<'_>, options: &ReadOptions) -> Result<Read, Error> {
             (Some(mapping), _) => mapping
                 .attach(&mut character.asset, path)?
                 .note("", &mut read.diagnostics),
-            (None, Format::Bvh) => map_rig(&mut character.asset, path, &mut read.diagnostics),
+            (None, Format::Bvh | Format::Fbx) => {
+                map_rig(&mut character.asset, path, &mut read.diagnostics)
+            }
             _ => {}
         }
     }
@@ -328,6 +332,19 @@ fn read_bvh(input: Input<'_>, options: &ReadOptions) -> Result<Read, Error> {
     character.carry = Carry::new(layout);
     Ok(Read {
         character,
+        diagnostics: outcome.diagnostics,
+        socket_error: None,
+    })
+}
+
+/// An FBX file (ufbx): the node hierarchy as the skeleton, every animation stack as a clip.
+fn read_fbx(input: Input<'_>) -> Result<Read, Error> {
+    let outcome = match input {
+        Input::File(path) => formats::fbx::read_file(path)?,
+        Input::Bytes { bytes, name } => formats::fbx::read(bytes, name)?,
+    };
+    Ok(Read {
+        character: Character::new(outcome.asset),
         diagnostics: outcome.diagnostics,
         socket_error: None,
     })

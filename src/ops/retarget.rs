@@ -207,10 +207,13 @@ pub fn retarget(
             }
         }
         other => {
+            if let Some(refused) = other.refuse_output() {
+                return Err(refused);
+            }
             return Err(Error::unsupported(format!(
                 "retargeting into {other} is not built yet (asked for {})",
                 output.display()
-            )))
+            )));
         }
     };
     diagnostics.extend(written.diagnostics);

@@ -95,6 +95,9 @@ pub fn write(character: &Character, path: &Path, options: &WriteOptions) -> Resu
         crate::io::output::check(path, options.force)?;
     }
     let target = target_format(character, path, options.to)?;
+    if let Some(refused) = target.refuse_output() {
+        return Err(refused);
+    }
     check_clip_option(target, options)?;
     if target.is_gltf_family() {
         if target == Format::Vrma && !writes_carried_document(character, target, options) {

@@ -15,6 +15,8 @@
 mod automap;
 mod bone_channels;
 mod bvh;
+#[cfg(feature = "corpus")]
+mod fbx;
 mod gltf_document;
 mod godot;
 mod hanim;

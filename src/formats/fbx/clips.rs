@@ -1,0 +1,150 @@
+//! FBX animation stacks as clips: ufbx bakes each into linear keys (glTF's LINEAR, slerp for
+//! rotations) at the curves' own keys plus samples at the scene's frame rate wherever a curve is
+//! not linear in those terms; the values at every key are ufbx's exact evaluation.
+
+use std::path::Path;
+
+use crate::error::{Diagnostics, Error, Location};
+use crate::math::sample::Interpolation;
+use crate::model::asset::Asset;
+use crate::model::clip::{Clip, Property, Track, TrackTarget};
+
+/// The rate used when the file names none.
+const DEFAULT_FPS: f64 = 30.0;
+
+/// Every animation stack of `scene` as a clip on `asset`'s joints (the skeleton [`super::read`]
+/// built: joint `i` is ufbx node `i + 1`). Stacks that move nothing are kept (empty), so every
+/// stack the file names is listed.
+///
+/// # Errors
+/// ufbx cannot bake a stack (memory limit); a baked track breaks a track invariant.
+pub fn bake_all(
+    scene: &ufbx::Scene,
+    asset: &Asset,
+    path: &Path,
+    diagnostics: &mut Diagnostics,
+) -> Result<Vec<Clip>, Error> {
+    let file_fps = scene.settings.frames_per_second;
+    let fps = if file_fps.is_finite() && file_fps > 0.0 {
+        file_fps
+    } else {
+        DEFAULT_FPS
+    };
+    let mut clips = Vec::with_capacity(scene.anim_stacks.len());
+    for stack in scene.anim_stacks.iter() {
+        let options = ufbx::BakeOpts {
+            resample_rate: fps,
+            minimum_sample_rate: fps,
+            max_keyframe_segments: 4096,
+            // No keys before the stack's start or after its end.
+            trim_start_time: true,
+            ..Default::default()
+        };
+        let baked = ufbx::bake_anim(scene, &stack.anim, options).map_err(|e| {
+            Error::invalid_coded(
+                "FBX_INVALID",
+                path,
+                Location::File,
+                format!(
+                    "animation stack {:?}: ufbx cannot bake it: {e:?}",
+                    &*stack.element.name
+                ),
+            )
+        })?;
+        let mut clip = Clip::new(stack.element.name.to_string());
+        for node in baked.nodes.iter() {
+            let Some(index) = (node.typed_id as usize).checked_sub(1) else {
+                continue; // the scene root is not a joint
+            };
+            if index >= asset.skeleton.len() {
+                continue;
+            }
+            let joint = asset.skeleton.joint(index);
+            let start = baked.playback_time_begin;
+            let vec3 = |keys: &[ufbx::BakedVec3]| -> (Vec<f32>, Vec<f32>) {
+                let times = keys.iter().map(|k| seconds(k.time - start)).collect();
+                let values = keys
+                    .iter()
+                    .flat_map(|k| super::vec3(k.value).to_array())
+                    .collect();
+                (times, values)
+            };
+            if !node.constant_translation {
+                let (times, values) = vec3(&node.translation_keys);
+                add(&mut clip, joint, Property::Translation, times, values, path)?;
+            }
+            if !node.constant_rotation {
+                let times = node
+                    .rotation_keys
+                    .iter()
+                    .map(|k| seconds(k.time - start))
+                    .collect();
+                let mut previous = glam::Quat::IDENTITY;
+                let values = node
+                    .rotation_keys
+                    .iter()
+                    .flat_map(|k| {
+                        // Keep neighbouring keys in one hemisphere: slerp then takes the short way,
+                        // as ufbx's own evaluation between them does.
+                        let mut q = super::quat(k.value);
+                        if q.dot(previous) < 0.0 {
+                            q = -q;
+                        }
+                        previous = q;
+                        q.to_array()
+                    })
+                    .collect();
+                add(&mut clip, joint, Property::Rotation, times, values, path)?;
+            }
+            if !node.constant_scale {
+                let (times, values) = vec3(&node.scale_keys);
+                add(&mut clip, joint, Property::Scale, times, values, path)?;
+            }
+        }
+        diagnostics.info(
+            "FBX_ANIMATION_SAMPLED",
+            format!("clip {:?}", clip.name),
+            format!(
+                "{:.3} s baked to linear keys: the curves' keys, plus samples at {fps} per second where a curve is not linear",
+                baked.playback_duration
+            ),
+        );
+        clips.push(clip);
+    }
+    Ok(clips)
+}
+
+fn seconds(t: f64) -> f32 {
+    crate::math::num::to_f32(t.max(0.0))
+}
+
+fn add(
+    clip: &mut Clip,
+    joint: crate::model::skeleton::JointId,
+    property: Property,
+    times: Vec<f32>,
+    values: Vec<f32>,
+    path: &Path,
+) -> Result<(), Error> {
+    let track = Track::new(
+        TrackTarget::Joint(joint),
+        property,
+        Interpolation::Linear,
+        times,
+        values,
+    )
+    .map_err(|e| {
+        Error::invalid_coded(
+            "FBX_INVALID",
+            path,
+            Location::File,
+            format!(
+                "clip {:?}: {property} of joint {}: {e}",
+                clip.name,
+                joint.index()
+            ),
+        )
+    })?;
+    clip.add_track(track);
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! FBX in (read only), through ufbx (the `ufbx` crate: bindings to the ufbx C loader, which reads
+//! ASCII and binary FBX of every version 2006–2020 and handles broken files gracefully).
+//!
+//! What comes in ([`read`]):
+//! - **Space.** ufbx converts the scene to glTF's: metres, +Y up, +Z forward, right-handed
+//!   (`target_unit_meters = 1`, `right_handed_y_up`, `SpaceConversion::ModifyGeometry`: the
+//!   node hierarchy itself is in metres, no scaled root). What was converted is reported
+//!   (`FBX_SPACE_CONVERTED`). FBX scale inheritance that glTF cannot express (Maya's segment
+//!   scale compensation) is compensated on the children (`InheritModeHandling::Compensate`), and
+//!   geometry transforms (3ds Max's object offsets) are baked into the geometry.
+//! - **Skeleton.** Every node below the scene root, parents first, with its local rest
+//!   transform (pivots, pre- and post-rotations folded into one TRS by ufbx).
+//! - **Clips.** Every animation stack, baked by ufbx into linear keys: the curves' own keys plus
+//!   samples at the scene's frame rate where a curve is not linear in glTF terms (FBX
+//!   interpolates Euler angles and cubic curves); the rate is reported
+//!   (`FBX_ANIMATION_SAMPLED`). Times start at 0 (the stack's start).
+//! - **Humanoid.** FBX declares none: the rig is mapped by the tables like any other
+//!   (`mixamo`, `humanik`, …).
+//!
+//! Memory is bounded: ufbx's allocators get a limit of twice the input's size plus 256 MiB, so
+//! a file that declares a 4 GB array is refused (`FBX_INVALID`, ufbx's "Memory limit exceeded")
+//! instead of allocating it.
+//!
+//! ```no_run
+//! let outcome = humanoid::formats::fbx::read_file("character.fbx".as_ref())?;
+//! println!("{} joints", outcome.asset.skeleton.len());
+//! # Ok::<(), humanoid::Error>(())
+//! ```
+
+mod clips;
+
+use std::path::Path;
+
+use crate::error::{Diagnostics, Error, Location};
+use crate::math::trs::Trs;
+use crate::model::asset::{Asset, ReadOutcome};
+use crate::model::skeleton::{RawJoint, Skeleton};
+use crate::model::Format;
+
+/// The most bytes ufbx may allocate beyond twice the input's size, for each of its two
+/// allocators (scratch and result).
+const MEMORY_HEADROOM: u64 = 256 << 20;
+
+/// Reads the FBX file at `path` (at most `HUMANOID_MAX_BINARY_BYTES`).
+///
+/// # Errors
+/// The file cannot be read, is too large, or ufbx refuses it (the reason is ufbx's).
+pub fn read_file(path: &Path) -> Result<ReadOutcome, Error> {
+    let limit = crate::io::Limits::get().binary_bytes;
+    let bytes = crate::io::input::read_bounded(path, limit, "an FBX file")?;
+    read(&bytes, path)
+}
+
+/// Reads FBX bytes; `path` names the file in messages.
+///
+/// # Errors
+/// ufbx refuses the bytes (truncated, not FBX, over the memory limit): `FBX_INVALID` with
+/// ufbx's reason; the hierarchy cannot be a skeleton.
+pub fn read(bytes: &[u8], path: &Path) -> Result<ReadOutcome, Error> {
+    let memory = usize::try_from(
+        (bytes.len() as u64)
+            .saturating_mul(2)
+            .saturating_add(MEMORY_HEADROOM),
+    )
+    .unwrap_or(usize::MAX);
+    let allocator = || ufbx::AllocatorOpts {
+        memory_limit: memory,
+        ..Default::default()
+    };
+    let options = ufbx::LoadOpts {
+        target_axes: ufbx::CoordinateAxes::right_handed_y_up(),
+        target_unit_meters: 1.0,
+        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
+        geometry_transform_handling: ufbx::GeometryTransformHandling::ModifyGeometry,
+        inherit_mode_handling: ufbx::InheritModeHandling::Compensate,
+        generate_missing_normals: true,
+        load_external_files: false,
+        node_depth_limit: u32::try_from(crate::io::Limits::get().depth).unwrap_or(u32::MAX),
+        temp_allocator: allocator(),
+        result_allocator: allocator(),
+        ..Default::default()
+    };
+    let scene = ufbx::load_memory(bytes, options).map_err(|e| refused(path, &e))?;
+    let mut diagnostics = Diagnostics::new();
+    report_space(&scene, &mut diagnostics);
+    for warning in scene.metadata.warnings.iter() {
+        diagnostics.warn(
+            "FBX_WARNING",
+            "",
+            format!(
+                "ufbx: {} ({}×)",
+                &*warning.description,
+                warning.count.max(1)
+            ),
+        );
+    }
+    let mut asset = asset_of(&scene, path)?;
+    asset.clips = clips::bake_all(&scene, &asset, path, &mut diagnostics)?;
+    Ok(ReadOutcome { asset, diagnostics })
+}
+
+/// ufbx's error as ours: the file, and ufbx's reason (it gives no byte offset).
+fn refused(path: &Path, error: &ufbx::Error) -> Error {
+    let reason = format!("{error:?}");
+    let reason = reason.trim().trim_start_matches("ufbx ");
+    Error::invalid_coded(
+        "FBX_INVALID",
+        path,
+        Location::File,
+        format!("ufbx cannot read it: {reason}"),
+    )
+}
+
+fn report_space(scene: &ufbx::Scene, diagnostics: &mut Diagnostics) {
+    let settings = &scene.settings;
+    let axis = |a: ufbx::CoordinateAxis| format!("{a:?}");
+    let axes = &settings.axes;
+    diagnostics.info(
+        "FBX_SPACE_CONVERTED",
+        "",
+        format!(
+            "converted to metres, +Y up, +Z forward from the file's unit of {} m and axes right {}, up {}, front {} ({} at {} frames per second)",
+            settings.unit_meters,
+            axis(axes.right),
+            axis(axes.up),
+            axis(axes.front),
+            &*scene.metadata.creator,
+            settings.frames_per_second
+        ),
+    );
+}
+
+/// The skeleton: every node below the scene root (ufbx lists nodes parents first), with its
+/// local rest transform; `source_indices` are ufbx's node indices.
+fn asset_of(scene: &ufbx::Scene, path: &Path) -> Result<Asset, Error> {
+    let mut raw = Vec::with_capacity(scene.nodes.len());
+    let mut source = Vec::with_capacity(scene.nodes.len());
+    for node in scene.nodes.iter().filter(|n| !n.is_root) {
+        let parent = node
+            .parent
+            .as_ref()
+            .filter(|p| !p.is_root)
+            .map(|p| p.element.typed_id as usize - 1);
+        raw.push(RawJoint {
+            name: node.element.name.to_string(),
+            parent,
+            rest: trs(&node.local_transform),
+        });
+        source.push(node.element.typed_id as usize);
+    }
+    let (skeleton, _) = Skeleton::from_raw(raw).map_err(|e| {
+        Error::invalid_coded(
+            "FBX_INVALID",
+            path,
+            Location::File,
+            format!("the node hierarchy is not a skeleton: {e}"),
+        )
+    })?;
+    Ok(Asset::new(Format::Fbx, skeleton, source))
+}
+
+/// A ufbx transform as ours (f64 to f32).
+pub(crate) fn trs(t: &ufbx::Transform) -> Trs {
+    Trs {
+        translation: vec3(t.translation),
+        rotation: quat(t.rotation),
+        scale: vec3(t.scale),
+    }
+}
+
+pub(crate) fn vec3(v: ufbx::Vec3) -> glam::Vec3 {
+    glam::DVec3::new(v.x, v.y, v.z).as_vec3()
+}
+
+pub(crate) fn quat(q: ufbx::Quat) -> glam::Quat {
+    glam::DQuat::from_xyzw(q.x, q.y, q.z, q.w)
+        .as_quat()
+        .normalize()
+}

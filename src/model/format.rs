@@ -218,7 +218,11 @@ impl Format {
             "x3dv" => Format::X3dv,
             "wrl" => Format::Wrl,
             "bvh" => Format::Bvh,
-            "fbx" => Format::Fbx,
+            // Read only: refused here, naming the formats we write.
+            "fbx" => match Format::Fbx.refuse_output() {
+                Some(refused) => return Err(refused),
+                None => Format::Fbx,
+            },
             "vrm" => input_vrm.unwrap_or(Format::Vrm1),
             "tres" => {
                 return Err(Error::unsupported(format!(

@@ -18,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 shift || true
-all_targets=(read_gltf read_glb read_vrm read_vrma read_x3d read_x3dv read_wrl read_bvh read_tres read_table write_back)
+all_targets=(read_gltf read_glb read_vrm read_vrma read_x3d read_x3dv read_wrl read_bvh read_fbx read_tres read_table write_back)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 shared=${HUMANOID_SHARED:-$root/../shared}
 workers=${WORKERS:-1}
@@ -46,6 +46,7 @@ seed() {
         read_x3dv) patterns=('*.x3dv') ;;
         read_wrl) patterns=('*.wrl' '*.wrl.gz') ;;
         read_bvh) patterns=('*.bvh') ;;
+        read_fbx) patterns=('*.fbx') ;;
         read_tres) patterns=('*.tres') ;;
         read_table) patterns=('*.toml') ;;
         write_back) patterns=('*.gltf' '*.glb' '*.vrm' '*.x3d' '*.x3dv' '*.wrl' '*.bvh' '*.tres') ;;

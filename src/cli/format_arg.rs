@@ -5,16 +5,33 @@ use clap::builder::PossibleValue;
 use clap::ValueEnum;
 use humanoid::formats::Format;
 
-/// One of [`Format::ALL`], by its `--to` name.
+/// One of the formats we write ([`Format::ALL`] less the read-only ones, FBX), by its `--to`
+/// name: `--to fbx` is refused like any name outside the set, listing those we write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FormatArg(pub Format);
 
-/// [`Format::ALL`], in its order.
-const ALL: [FormatArg; Format::ALL.len()] = {
-    let mut all = [FormatArg(Format::Glb); Format::ALL.len()];
+/// How many formats we write.
+const WRITABLE: usize = {
+    let mut count = 0;
     let mut i = 0;
-    while i < all.len() {
-        all[i] = FormatArg(Format::ALL[i]);
+    while i < Format::ALL.len() {
+        if Format::ALL[i].can_write() {
+            count += 1;
+        }
+        i += 1;
+    }
+    count
+};
+
+/// The formats we write, in [`Format::ALL`]'s order.
+const ALL: [FormatArg; WRITABLE] = {
+    let mut all = [FormatArg(Format::Glb); WRITABLE];
+    let (mut i, mut n) = (0, 0);
+    while i < Format::ALL.len() {
+        if Format::ALL[i].can_write() {
+            all[n] = FormatArg(Format::ALL[i]);
+            n += 1;
+        }
         i += 1;
     }
     all

@@ -109,7 +109,7 @@ impl Format {
     }
 
     /// Whether an adapter can write this format yet.
-    pub fn can_write(self) -> bool {
+    pub const fn can_write(self) -> bool {
         matches!(
             self,
             Format::Glb

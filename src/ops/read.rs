@@ -339,13 +339,16 @@ fn read_bvh(input: Input<'_>, options: &ReadOptions) -> Result<Read, Error> {
 
 /// An FBX file (ufbx): the node hierarchy as the skeleton, every animation stack as a clip.
 fn read_fbx(input: Input<'_>) -> Result<Read, Error> {
-    let outcome = match input {
+    let read = match input {
         Input::File(path) => formats::fbx::read_file(path)?,
         Input::Bytes { bytes, name } => formats::fbx::read(bytes, name)?,
     };
+    let mut character = Character::new(read.outcome.asset);
+    character.meshes = read.meshes;
+    character.mesh_nodes = read.mesh_nodes;
     Ok(Read {
-        character: Character::new(outcome.asset),
-        diagnostics: outcome.diagnostics,
+        character,
+        diagnostics: read.outcome.diagnostics,
         socket_error: None,
     })
 }

@@ -15,9 +15,10 @@ fn corpus(name: &str) -> PathBuf {
 #[test]
 fn every_corpus_fbx_reads_with_its_skeleton_and_clips() {
     for (name, joints_at_least, clips) in [
-        ("maya_human_ik_7400_binary.fbx", 100, 1),
+        // The two HumanIK takes hold the rest pose only (FBX_CLIP_EMPTY): no clip.
+        ("maya_human_ik_7400_binary.fbx", 100, 0),
         ("maya_kenney_character_7700_binary.fbx", 50, 1),
-        ("maya_character_7500_binary.fbx", 50, 1),
+        ("maya_character_7500_binary.fbx", 50, 0),
         ("blender_293_barbarian_7400_binary.fbx", 30, 0),
         ("max_transformed_skin_7500_binary.fbx", 5, 1),
     ] {
@@ -154,4 +155,150 @@ fn broken_fbx_is_refused_with_ufbxs_reason() {
         message.contains("truncated.fbx") && message.contains("ufbx cannot read it"),
         "{message}"
     );
+}
+
+/// The OBJ's vertices (`v x y z`), in its file's units and axes.
+fn obj_vertices(name: &str) -> Vec<glam::Vec3> {
+    std::fs::read_to_string(corpus(name))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| {
+            let v: Vec<f32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            glam::Vec3::new(v[0], v[1], v[2])
+        })
+        .collect()
+}
+
+/// The file's unit (metres) and its axes as rows (right, up, front), read from the reader's
+/// FBX_SPACE_CONVERTED note: what turns the OBJ (written in the file's own space) into ours.
+fn file_space(diagnostics: &humanoid::Diagnostics) -> (f32, glam::Mat3) {
+    let note = diagnostics
+        .iter()
+        .find(|d| d.code == "FBX_SPACE_CONVERTED")
+        .unwrap()
+        .message
+        .clone();
+    let unit: f32 = note
+        .split("unit of ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let axis = |label: &str| -> glam::Vec3 {
+        let word = note
+            .split(label)
+            .nth(1)
+            .unwrap()
+            .split([',', ' '])
+            .next()
+            .unwrap();
+        let sign = if word.starts_with("Negative") {
+            -1.0
+        } else {
+            1.0
+        };
+        sign * match word
+            .trim_start_matches("Positive")
+            .trim_start_matches("Negative")
+        {
+            "X" => glam::Vec3::X,
+            "Y" => glam::Vec3::Y,
+            _ => glam::Vec3::Z,
+        }
+    };
+    let rows = glam::Mat3::from_cols(axis("right "), axis("up "), axis("front ")).transpose();
+    (unit, rows)
+}
+
+/// The symmetric distance between two point sets: the farthest any point of one lies from
+/// the nearest point of the other (vertex order plays no part: the OBJ lists each position once,
+/// our meshes one vertex per polygon corner).
+fn set_distance(a: &[glam::Vec3], b: &[glam::Vec3]) -> f32 {
+    let one_way = |from: &[glam::Vec3], to: &[glam::Vec3]| {
+        from.iter()
+            .map(|p| {
+                to.iter()
+                    .map(|q| p.distance_squared(*q))
+                    .fold(f32::MAX, f32::min)
+            })
+            .fold(0.0f32, f32::max)
+            .sqrt()
+    };
+    one_way(a, b).max(one_way(b, a))
+}
+
+#[test]
+fn skinned_vertices_at_frames_equal_the_authoring_tools_obj() {
+    for (fbx, frames) in [
+        ("maya_kenney_character_7700_binary.fbx", [4, 9]),
+        ("max_transformed_skin_7500_binary.fbx", [5, 15]),
+    ] {
+        let read = humanoid::read(&corpus(fbx), &humanoid::ReadOptions::default()).unwrap();
+        let (unit, rows) = file_space(&read.diagnostics);
+        let character = read.character;
+        let skeleton = &character.asset.skeleton;
+        let clip = &character.asset.clips[0];
+        let fps: f32 = {
+            let note = read
+                .diagnostics
+                .iter()
+                .find(|d| d.code == "FBX_SPACE_CONVERTED")
+                .unwrap();
+            note.message
+                .split(" at ")
+                .last()
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        for frame in frames {
+            let mut sampler = humanoid::pose::fk::Sampler::new(skeleton, clip);
+            sampler.evaluate(frame as f32 / fps);
+            let worlds = sampler.worlds();
+            let ours: Vec<glam::Vec3> = character
+                .meshes
+                .iter()
+                .flat_map(|mesh| {
+                    let skin: Vec<glam::Mat4> = mesh
+                        .joints_used
+                        .iter()
+                        .zip(&mesh.inverse_bind)
+                        .map(|(j, ibm)| worlds[j.index()] * *ibm)
+                        .collect();
+                    mesh.positions.iter().enumerate().map(move |(v, p)| {
+                        let p = glam::Vec3::from(*p);
+                        (0..4)
+                            .map(|i| {
+                                let w = mesh.weights[v][i];
+                                skin[mesh.joints[v][i] as usize].transform_point3(p) * w
+                            })
+                            .sum::<glam::Vec3>()
+                    })
+                })
+                .collect();
+            let obj_name = fbx.split("_7").next().unwrap().to_owned() + &format!("_{frame}.obj");
+            let theirs: Vec<glam::Vec3> = obj_vertices(&obj_name)
+                .iter()
+                .map(|p| rows * (*p * unit))
+                .collect();
+            let (min, max) = theirs
+                .iter()
+                .fold((glam::Vec3::MAX, glam::Vec3::MIN), |(a, b), p| {
+                    (a.min(*p), b.max(*p))
+                });
+            let size = (max - min).length();
+            let d = set_distance(&ours, &theirs);
+            assert!(
+                d <= 1e-4 * size,
+                "{fbx} frame {frame}: vertices {d} m from the OBJ's (model {size} m)"
+            );
+        }
+    }
 }

@@ -12,15 +12,15 @@ use crate::model::clip::{Clip, Property, Track, TrackTarget};
 /// The rate used when the file names none.
 const DEFAULT_FPS: f64 = 30.0;
 
-/// Every animation stack of `scene` as a clip on `asset`'s joints (the skeleton [`super::read`]
-/// built: joint `i` is ufbx node `i + 1`). Stacks that move nothing are kept (empty), so every
-/// stack the file names is listed.
+/// Every animation stack of `scene` as a clip on `asset`'s joints (`joints`: each ufbx node's). A stack that moves no node off its rest makes no
+/// clip (`FBX_CLIP_EMPTY`).
 ///
 /// # Errors
 /// ufbx cannot bake a stack (memory limit); a baked track breaks a track invariant.
 pub fn bake_all(
     scene: &ufbx::Scene,
     asset: &Asset,
+    joints: &super::NodeJoints,
     path: &Path,
     diagnostics: &mut Diagnostics,
 ) -> Result<Vec<Clip>, Error> {
@@ -53,13 +53,9 @@ pub fn bake_all(
         })?;
         let mut clip = Clip::new(stack.element.name.to_string());
         for node in baked.nodes.iter() {
-            let Some(index) = (node.typed_id as usize).checked_sub(1) else {
+            let Some(joint) = joints.by_index(node.typed_id as usize) else {
                 continue; // the scene root is not a joint
             };
-            if index >= asset.skeleton.len() {
-                continue;
-            }
-            let joint = asset.skeleton.joint(index);
             let start = baked.playback_time_begin;
             let vec3 = |keys: &[ufbx::BakedVec3]| -> (Vec<f32>, Vec<f32>) {
                 let times = keys.iter().map(|k| seconds(k.time - start)).collect();
@@ -69,11 +65,20 @@ pub fn bake_all(
                     .collect();
                 (times, values)
             };
-            if !node.constant_translation {
+            // A constant channel is a track only where its value is not the rest's: one key.
+            let rest = asset.skeleton.rest_local(joint);
+            let moved = |a: glam::Vec3, b: glam::Vec3| a.distance(b) > 1e-6;
+            let first_vec3 = |keys: &[ufbx::BakedVec3]| keys.first().map(|k| super::vec3(k.value));
+            if !node.constant_translation
+                || first_vec3(&node.translation_keys).is_some_and(|v| moved(v, rest.translation))
+            {
                 let (times, values) = vec3(&node.translation_keys);
                 add(&mut clip, joint, Property::Translation, times, values, path)?;
             }
-            if !node.constant_rotation {
+            let first_quat = node.rotation_keys.first().map(|k| super::quat(k.value));
+            if !node.constant_rotation
+                || first_quat.is_some_and(|q| q.dot(rest.rotation).abs() < 1.0 - 1e-6)
+            {
                 let times = node
                     .rotation_keys
                     .iter()
@@ -96,17 +101,27 @@ pub fn bake_all(
                     .collect();
                 add(&mut clip, joint, Property::Rotation, times, values, path)?;
             }
-            if !node.constant_scale {
+            if !node.constant_scale
+                || first_vec3(&node.scale_keys).is_some_and(|v| moved(v, rest.scale))
+            {
                 let (times, values) = vec3(&node.scale_keys);
                 add(&mut clip, joint, Property::Scale, times, values, path)?;
             }
+        }
+        if clip.tracks().is_empty() {
+            diagnostics.info(
+                "FBX_CLIP_EMPTY",
+                format!("clip {:?}", clip.name),
+                "the animation stack moves no node off its rest: no clip is made of it",
+            );
+            continue;
         }
         diagnostics.info(
             "FBX_ANIMATION_SAMPLED",
             format!("clip {:?}", clip.name),
             format!(
                 "{:.3} s baked to linear keys: the curves' keys, plus samples at {fps} per second where a curve is not linear",
-                baked.playback_duration
+                clip.duration()
             ),
         );
         clips.push(clip);

@@ -22,18 +22,21 @@
 //! instead of allocating it.
 //!
 //! ```no_run
-//! let outcome = humanoid::formats::fbx::read_file("character.fbx".as_ref())?;
-//! println!("{} joints", outcome.asset.skeleton.len());
+//! let read = humanoid::formats::fbx::read_file("character.fbx".as_ref())?;
+//! println!("{} joints, {} meshes", read.outcome.asset.skeleton.len(), read.meshes.len());
 //! # Ok::<(), humanoid::Error>(())
 //! ```
 
 mod clips;
+mod meshes;
 
 use std::path::Path;
 
 use crate::error::{Diagnostics, Error, Location};
 use crate::math::trs::Trs;
 use crate::model::asset::{Asset, ReadOutcome};
+use crate::model::mesh::SkinnedMesh;
+use crate::model::skeleton::JointId;
 use crate::model::skeleton::{RawJoint, Skeleton};
 use crate::model::Format;
 
@@ -41,11 +44,22 @@ use crate::model::Format;
 /// allocators (scratch and result).
 const MEMORY_HEADROOM: u64 = 256 << 20;
 
+/// What an FBX file holds: the asset (skeleton, clips) and the meshes skinned to it.
+#[derive(Debug, Clone)]
+pub struct FbxRead {
+    /// The skeleton, the clips and what reading found.
+    pub outcome: ReadOutcome,
+    /// Every mesh node's triangles, one mesh per node and material.
+    pub meshes: Vec<SkinnedMesh>,
+    /// For each mesh, the joint of the node that draws it.
+    pub mesh_nodes: Vec<Option<JointId>>,
+}
+
 /// Reads the FBX file at `path` (at most `HUMANOID_MAX_BINARY_BYTES`).
 ///
 /// # Errors
 /// The file cannot be read, is too large, or ufbx refuses it (the reason is ufbx's).
-pub fn read_file(path: &Path) -> Result<ReadOutcome, Error> {
+pub fn read_file(path: &Path) -> Result<FbxRead, Error> {
     let limit = crate::io::Limits::get().binary_bytes;
     let bytes = crate::io::input::read_bounded(path, limit, "an FBX file")?;
     read(&bytes, path)
@@ -56,7 +70,7 @@ pub fn read_file(path: &Path) -> Result<ReadOutcome, Error> {
 /// # Errors
 /// ufbx refuses the bytes (truncated, not FBX, over the memory limit): `FBX_INVALID` with
 /// ufbx's reason; the hierarchy cannot be a skeleton.
-pub fn read(bytes: &[u8], path: &Path) -> Result<ReadOutcome, Error> {
+pub fn read(bytes: &[u8], path: &Path) -> Result<FbxRead, Error> {
     let memory = usize::try_from(
         (bytes.len() as u64)
             .saturating_mul(2)
@@ -94,9 +108,23 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<ReadOutcome, Error> {
             ),
         );
     }
-    let mut asset = asset_of(&scene, path)?;
-    asset.clips = clips::bake_all(&scene, &asset, path, &mut diagnostics)?;
-    Ok(ReadOutcome { asset, diagnostics })
+    let (mut asset, joints) = asset_of(&scene, path)?;
+    asset.clips = clips::bake_all(&scene, &asset, &joints, path, &mut diagnostics)?;
+    let (meshes, mesh_nodes) = meshes::read_meshes(&scene, &joints, &mut diagnostics);
+    let mut skin_joints: Vec<JointId> = meshes
+        .iter()
+        .filter(|m| !m.rigid)
+        .flat_map(|m| m.joints_used.iter().copied())
+        .collect();
+    skin_joints.sort_by_key(|j| j.index());
+    skin_joints.dedup();
+    asset.weighted_joints = skin_joints.clone();
+    asset.skin_joints = skin_joints;
+    Ok(FbxRead {
+        outcome: ReadOutcome { asset, diagnostics },
+        meshes,
+        mesh_nodes,
+    })
 }
 
 /// ufbx's error as ours: the file, and ufbx's reason (it gives no byte offset).
@@ -130,9 +158,24 @@ fn report_space(scene: &ufbx::Scene, diagnostics: &mut Diagnostics) {
     );
 }
 
+/// Each ufbx node's joint (`None` for the scene root), by ufbx node index.
+pub(crate) struct NodeJoints(Vec<Option<JointId>>);
+
+impl NodeJoints {
+    /// The joint of `node`, if it is one.
+    pub(crate) fn of(&self, node: &ufbx::Node) -> Option<JointId> {
+        self.by_index(node.element.typed_id as usize)
+    }
+
+    /// The joint of ufbx node `index`, if it is one.
+    pub(crate) fn by_index(&self, index: usize) -> Option<JointId> {
+        self.0.get(index).copied().flatten()
+    }
+}
+
 /// The skeleton: every node below the scene root (ufbx lists nodes parents first), with its
-/// local rest transform; `source_indices` are ufbx's node indices.
-fn asset_of(scene: &ufbx::Scene, path: &Path) -> Result<Asset, Error> {
+/// local rest transform; `source_indices` are ufbx's node indices. Also each node's joint.
+fn asset_of(scene: &ufbx::Scene, path: &Path) -> Result<(Asset, NodeJoints), Error> {
     let mut raw = Vec::with_capacity(scene.nodes.len());
     let mut source = Vec::with_capacity(scene.nodes.len());
     for node in scene.nodes.iter().filter(|n| !n.is_root) {
@@ -148,7 +191,7 @@ fn asset_of(scene: &ufbx::Scene, path: &Path) -> Result<Asset, Error> {
         });
         source.push(node.element.typed_id as usize);
     }
-    let (skeleton, _) = Skeleton::from_raw(raw).map_err(|e| {
+    let (skeleton, ids) = Skeleton::from_raw(raw).map_err(|e| {
         Error::invalid_coded(
             "FBX_INVALID",
             path,
@@ -156,7 +199,25 @@ fn asset_of(scene: &ufbx::Scene, path: &Path) -> Result<Asset, Error> {
             format!("the node hierarchy is not a skeleton: {e}"),
         )
     })?;
-    Ok(Asset::new(Format::Fbx, skeleton, source))
+    // Raw joint `i` is ufbx node `source[i]`; the skeleton may order joints otherwise.
+    let mut by_node = vec![None; scene.nodes.len()];
+    for (raw_index, node) in source.iter().enumerate() {
+        if let (Some(slot), Some(&id)) = (by_node.get_mut(*node), ids.get(raw_index)) {
+            *slot = Some(id);
+        }
+    }
+    let mut source_indices = vec![0; skeleton.len()];
+    for (raw_index, id) in ids.iter().enumerate() {
+        if let (Some(slot), Some(&node)) =
+            (source_indices.get_mut(id.index()), source.get(raw_index))
+        {
+            *slot = node;
+        }
+    }
+    Ok((
+        Asset::new(Format::Fbx, skeleton, source_indices),
+        NodeJoints(by_node),
+    ))
 }
 
 /// A ufbx transform as ours (f64 to f32).

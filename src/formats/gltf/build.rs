@@ -21,7 +21,7 @@ use crate::math::sample::Interpolation;
 use crate::model::asset::HumanoidSkeleton;
 use crate::model::clip::{Clip, Property, TrackTarget};
 use crate::model::mesh::{AlphaMode, Material, SkinnedMesh};
-use crate::model::skeleton::Skeleton;
+use crate::model::skeleton::{JointId, Skeleton};
 
 const FLOAT: u32 = 5126;
 const UNSIGNED_SHORT: u32 = 5123;
@@ -242,8 +242,11 @@ pub fn build(scene: &Scene<'_>) -> Result<Built, Error> {
             "inverseBindMatrices": ibm,
             "joints": (0..skeleton.len()).collect::<Vec<_>>(),
         });
+        let joints: Vec<JointId> = skeleton.joints().collect();
         if let Some(root) = scene.humanoids.first().and_then(|h| h.root) {
-            skin["skeleton"] = json!(root.index());
+            if is_common_root(skeleton, root, &joints) {
+                skin["skeleton"] = json!(root.index());
+            }
         }
         root.insert("skins".into(), json!([skin]));
     }
@@ -482,10 +485,20 @@ fn skin(w: &mut Writer, mesh: &SkinnedMesh, scene: &Scene<'_>) -> Value {
         "inverseBindMatrices": ibm,
         "joints": mesh.joints_used.iter().map(|j| j.index()).collect::<Vec<_>>(),
     });
-    if let Some(r) = skeleton_root {
+    // `skin.skeleton` is optional; it is written only where it is the joints' common root, as
+    // glTF requires (an FBX scene may hold the humanoid beside other top-level rigs).
+    if let Some(r) = skeleton_root.filter(|&r| is_common_root(scene.skeleton, r, &mesh.joints_used))
+    {
         skin["skeleton"] = json!(r.index());
     }
     skin
+}
+
+/// Whether `root` is every joint of `joints` or an ancestor of it.
+fn is_common_root(skeleton: &Skeleton, root: JointId, joints: &[JointId]) -> bool {
+    joints
+        .iter()
+        .all(|&j| j == root || skeleton.is_ancestor(root, j))
 }
 
 /// A clip as a glTF animation: joint tracks on `node_of(joint)`, mesh weight tracks on

@@ -1,0 +1,265 @@
+//! FBX meshes as skinned triangle meshes: one [`SkinnedMesh`] per mesh node and material,
+//! every polygon corner a vertex (position, normal, UV), faces triangulated by ufbx.
+//!
+//! Skinning is glTF's linear blend: a skinned mesh keeps its geometry-space positions, each
+//! cluster's bone is a joint with ufbx's `geometry_to_bone` as its inverse bind matrix, and the
+//! four largest weights are kept, renormalised (ufbx's own evaluation divides by the weights'
+//! sum too). A vertex no cluster weighs, and every vertex of a mesh without a skin, follows the
+//! mesh's own node, as ufbx evaluates it. Blend shapes and external texture files are reported
+//! (`FBX_BLEND_SHAPES_DROPPED`, `FBX_TEXTURE_DROPPED`), not read.
+
+use glam::Mat4;
+
+use crate::error::Diagnostics;
+use crate::model::mesh::{Image, Material, SkinnedMesh};
+use crate::model::skeleton::JointId;
+
+/// The meshes of `scene` on the skeleton (`joints`: each ufbx node's joint), each with the
+/// joint of the node that draws it.
+pub fn read_meshes(
+    scene: &ufbx::Scene,
+    joints: &super::NodeJoints,
+    diagnostics: &mut Diagnostics,
+) -> (Vec<SkinnedMesh>, Vec<Option<JointId>>) {
+    let mut meshes = Vec::new();
+    let mut nodes = Vec::new();
+    let joint_of = |node: &ufbx::Node| joints.of(node);
+    for node in scene.nodes.iter() {
+        let (Some(mesh), Some(own)) = (node.mesh.as_deref(), joint_of(node)) else {
+            continue;
+        };
+        let name = node.element.name.to_string();
+        if !mesh.blend_deformers.is_empty() {
+            let shapes: usize = mesh.blend_deformers.iter().map(|d| d.channels.len()).sum();
+            diagnostics.warn(
+                "FBX_BLEND_SHAPES_DROPPED",
+                format!("mesh {name:?}"),
+                format!("{shapes} blend shape channel(s) not read (morph targets from FBX are not built yet)"),
+            );
+        }
+        let skin = mesh.skin_deformers.first();
+        if mesh.skin_deformers.len() > 1 {
+            diagnostics.warn(
+                "FBX_SKIN_DROPPED",
+                format!("mesh {name:?}"),
+                format!(
+                    "{} skins on one mesh: the first is kept",
+                    mesh.skin_deformers.len()
+                ),
+            );
+        }
+        // The joints this mesh's vertices follow: the skin's cluster bones, then its own node.
+        let mut joints_used: Vec<JointId> = Vec::new();
+        let mut inverse_bind: Vec<Mat4> = Vec::new();
+        let mut cluster_slot: Vec<Option<u16>> = Vec::new();
+        if let Some(skin) = skin {
+            for cluster in skin.clusters.iter() {
+                let slot = cluster
+                    .bone_node
+                    .as_deref()
+                    .and_then(joint_of)
+                    .and_then(|joint| {
+                        let slot = u16::try_from(joints_used.len()).ok()?;
+                        joints_used.push(joint);
+                        inverse_bind.push(mat4(&cluster.geometry_to_bone));
+                        Some(slot)
+                    });
+                cluster_slot.push(slot);
+            }
+        }
+        // The mesh's own node: world = node_to_world · (node_to_world⁻¹ · geometry_to_world).
+        let own_slot = u16::try_from(joints_used.len()).unwrap_or(u16::MAX);
+        joints_used.push(own);
+        inverse_bind.push(mat4(&node.node_to_world).inverse() * mat4(&node.geometry_to_world));
+        let own_used = std::cell::Cell::new(skin.is_none());
+        let influences = |vertex: usize| -> ([u16; 4], [f32; 4]) {
+            let mut found: Vec<(u16, f32)> = Vec::new();
+            if let Some(skin) = skin {
+                if let Some(v) = skin.vertices.get(vertex) {
+                    let begin = v.weight_begin as usize;
+                    let end = begin.saturating_add(v.num_weights as usize);
+                    for w in skin.weights.get(begin..end).unwrap_or_default() {
+                        let slot = cluster_slot
+                            .get(w.cluster_index as usize)
+                            .copied()
+                            .flatten();
+                        if let Some(slot) = slot.filter(|_| w.weight.is_finite() && w.weight > 0.0)
+                        {
+                            found.push((slot, crate::math::num::to_f32(w.weight)));
+                        }
+                    }
+                }
+            }
+            found.sort_by(|a, b| b.1.total_cmp(&a.1));
+            found.truncate(4);
+            let sum: f32 = found.iter().map(|(_, w)| w).sum();
+            if found.is_empty() || sum <= 0.0 {
+                own_used.set(true);
+                return ([own_slot, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
+            }
+            let mut joints = [0u16; 4];
+            let mut weights = [0f32; 4];
+            for (i, (slot, w)) in found.into_iter().enumerate() {
+                joints[i] = slot;
+                weights[i] = w / sum;
+            }
+            (joints, weights)
+        };
+        let parts: Vec<(Option<&ufbx::Material>, Vec<usize>)> = if mesh.material_parts.is_empty() {
+            vec![(None, (0..mesh.faces.len()).collect())]
+        } else {
+            mesh.material_parts
+                .iter()
+                .map(|part| {
+                    let material = node
+                        .materials
+                        .get(part.index as usize)
+                        .or_else(|| mesh.materials.get(part.index as usize))
+                        .map(|m| &**m);
+                    (
+                        material,
+                        part.face_indices.iter().map(|&f| f as usize).collect(),
+                    )
+                })
+                .collect()
+        };
+        let mut triangle = vec![0u32; mesh.max_face_triangles.saturating_mul(3).max(3)];
+        let mut made = Vec::new();
+        for (material, faces) in parts {
+            let mut out = SkinnedMesh {
+                name: name.clone(),
+                joints_used: joints_used.clone(),
+                inverse_bind: inverse_bind.clone(),
+                rigid: skin.is_none(),
+                material: material.map(|m| read_material(m, &name, diagnostics)),
+                ..SkinnedMesh::default()
+            };
+            for face in faces.iter().filter_map(|&f| mesh.faces.get(f)) {
+                if face.num_indices < 3 {
+                    continue;
+                }
+                let count = ufbx::triangulate_face(&mut triangle, mesh, *face) as usize;
+                for &corner in triangle.iter().take(count * 3) {
+                    let corner = corner as usize;
+                    let Ok(index) = u32::try_from(out.positions.len()) else {
+                        break;
+                    };
+                    out.indices.push(index);
+                    out.positions
+                        .push(vec3(ufbx::get_vertex_vec3(&mesh.vertex_position, corner)));
+                    let normal = ufbx::get_vertex_vec3(&mesh.vertex_normal, corner);
+                    out.normals.push(unit(vec3(normal)));
+                    if mesh.vertex_uv.exists {
+                        let uv = ufbx::get_vertex_vec2(&mesh.vertex_uv, corner);
+                        // FBX's v runs up the image; glTF's down from its top.
+                        out.uvs.push([
+                            crate::math::num::to_f32(uv.x),
+                            crate::math::num::to_f32(1.0 - uv.y),
+                        ]);
+                    }
+                    let vertex = mesh
+                        .vertex_indices
+                        .get(corner)
+                        .map_or(usize::MAX, |&v| v as usize);
+                    let (joints, weights) = influences(vertex);
+                    out.joints.push(joints);
+                    out.weights.push(weights);
+                }
+            }
+            if !out.indices.is_empty() {
+                made.push(out);
+            }
+        }
+        for mut out in made {
+            // The mesh's own node is a skin joint only where some vertex follows it: a skin's
+            // joints then keep the common root glTF asks for.
+            if !own_used.get() {
+                out.joints_used.pop();
+                out.inverse_bind.pop();
+            }
+            meshes.push(out);
+            nodes.push(Some(own));
+        }
+    }
+    (meshes, nodes)
+}
+
+/// Base colour (factor included) and an embedded base-colour texture.
+fn read_material(material: &ufbx::Material, mesh: &str, diagnostics: &mut Diagnostics) -> Material {
+    let base = &material.pbr.base_color;
+    let factor = if material.pbr.base_factor.has_value {
+        material.pbr.base_factor.value_vec4.x
+    } else {
+        1.0
+    };
+    let c = base.value_vec4;
+    let channel = |v: f64| crate::math::num::to_f32((v * factor).clamp(0.0, 1.0));
+    let alpha = if base.value_components >= 4 {
+        crate::math::num::to_f32(c.w.clamp(0.0, 1.0))
+    } else {
+        1.0
+    };
+    let mut out = Material {
+        name: material.element.name.to_string(),
+        base_color: [channel(c.x), channel(c.y), channel(c.z), alpha],
+        ..Material::default()
+    };
+    if let Some(texture) = base.texture.as_deref() {
+        let content: &[u8] = &texture.content;
+        match image_type(content) {
+            Some(mime) => {
+                out.base_color_texture = Some(Image {
+                    name: texture.element.name.to_string(),
+                    mime_type: mime.to_owned(),
+                    bytes: content.into(),
+                });
+            }
+            None => diagnostics.warn(
+                "FBX_TEXTURE_DROPPED",
+                format!("mesh {mesh:?}"),
+                format!(
+                    "base colour texture {:?} not read: {}",
+                    &*texture.relative_filename,
+                    if content.is_empty() {
+                        "it is not embedded (textures beside an FBX are not read yet)"
+                    } else {
+                        "the embedded image is neither PNG nor JPEG"
+                    }
+                ),
+            ),
+        }
+    }
+    out
+}
+
+fn image_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else {
+        None
+    }
+}
+
+/// A ufbx affine 3×4 matrix (column-major) as a glam 4×4.
+pub(crate) fn mat4(m: &ufbx::Matrix) -> Mat4 {
+    glam::DMat4::from_cols_array(&[
+        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
+        m.m23, 1.0,
+    ])
+    .as_mat4()
+}
+
+fn vec3(v: ufbx::Vec3) -> [f32; 3] {
+    super::vec3(v).to_array()
+}
+
+fn unit(n: [f32; 3]) -> [f32; 3] {
+    let v = glam::Vec3::from(n);
+    if v.length_squared() > 0.0 {
+        v.normalize().to_array()
+    } else {
+        [0.0, 1.0, 0.0]
+    }
+}

@@ -525,6 +525,14 @@ impl Clip {
         &self.tracks
     }
 
+    /// Whether any track animates a canonical bone ([`TrackTarget::Bone`]: EXT_skeleton_humanoid
+    /// channels, VRMA) rather than a joint.
+    pub fn has_bone_tracks(&self) -> bool {
+        self.tracks
+            .iter()
+            .any(|t| matches!(t.target(), TrackTarget::Bone(_)))
+    }
+
     /// The tracks, taken out of the clip (their values are moved, not copied).
     pub fn into_tracks(self) -> Vec<Track> {
         self.tracks

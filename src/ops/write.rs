@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::ext_skeleton_humanoid::{self as ext, SkeletonDef};
 use crate::formats::{bvh, gltf, vrm, Format};
+use crate::model::clip::Clip;
 use crate::model::clip_choice::ChosenClip;
 use crate::model::{Asset, Character, HumanBone};
 use crate::pose::normalized::playable;
@@ -305,12 +306,6 @@ pub(crate) fn write_vrma_clip(
     })
 }
 
-fn has_bone_tracks(clip: &crate::model::clip::Clip) -> bool {
-    clip.tracks()
-        .iter()
-        .any(|t| matches!(t.target(), crate::model::clip::TrackTarget::Bone(_)))
-}
-
 const GENERATOR: &str = concat!("humanoid ", env!("CARGO_PKG_VERSION"));
 
 /// The outputs written from the model alone: BVH, H-Anim, Godot.
@@ -323,7 +318,7 @@ fn write_from_model(
     // BVH and H-Anim hold joint motion: clips of EXT_skeleton_humanoid channels are played on
     // the character's own joints first.
     let played;
-    let asset = if character.asset.clips.iter().any(has_bone_tracks) {
+    let asset = if character.asset.clips.iter().any(Clip::has_bone_tracks) {
         let mut copy = character.asset.clone();
         copy.clips = character
             .asset

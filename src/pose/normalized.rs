@@ -122,37 +122,27 @@ pub fn joint_track_from_bone_track(
     let rest = skeleton.rest_local(joint);
     let cubic = track.interpolation() == Interpolation::CubicSpline;
     let values: Vec<f32> = match track.property() {
-        Property::Rotation => track
-            .values()
-            .chunks_exact(4)
-            .enumerate()
-            .flat_map(|(i, q)| {
-                let n = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
-                let local = if cubic && i % 3 != 1 {
-                    p_rot.inverse() * n * p_rot * rest.rotation
-                } else {
-                    local_from_normalized(p_rot, rest.rotation, n)
-                };
-                local.to_array()
-            })
-            .collect(),
+        Property::Rotation => map_keys(track, 4, cubic, |q, is_tangent| {
+            let n = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
+            let local = if is_tangent {
+                p_rot.inverse() * n * p_rot * rest.rotation
+            } else {
+                local_from_normalized(p_rot, rest.rotation, n)
+            };
+            local.to_array().to_vec()
+        }),
         Property::Translation => {
             let to_local = parent.map_or(Mat4::IDENTITY, |p| p.to_mat4()).inverse();
             let rest_world = skeleton.rest_world(joint).translation;
-            track
-                .values()
-                .chunks_exact(3)
-                .enumerate()
-                .flat_map(|(i, v)| {
-                    let v = Vec3::new(v[0], v[1], v[2]);
-                    let local = if cubic && i % 3 != 1 {
-                        to_local.transform_vector3(v)
-                    } else {
-                        to_local.transform_point3(rest_world + v)
-                    };
-                    local.to_array()
-                })
-                .collect()
+            map_keys(track, 3, cubic, |v, is_tangent| {
+                let v = Vec3::new(v[0], v[1], v[2]);
+                let local = if is_tangent {
+                    to_local.transform_vector3(v)
+                } else {
+                    to_local.transform_point3(rest_world + v)
+                };
+                local.to_array().to_vec()
+            })
         }
         _ => return None,
     };
@@ -188,11 +178,7 @@ pub fn joint_track_from_bone_track(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn playable<'c>(asset: &Asset, clip: &'c Clip) -> Cow<'c, Clip> {
-    let has_bone_tracks = clip
-        .tracks()
-        .iter()
-        .any(|t| matches!(t.target(), TrackTarget::Bone(_)));
-    let Some(humanoid) = asset.humanoids.first().filter(|_| has_bone_tracks) else {
+    let Some(humanoid) = asset.humanoids.first().filter(|_| clip.has_bone_tracks()) else {
         return Cow::Borrowed(clip);
     };
     let mut out = Clip::new(clip.name.clone());

@@ -639,11 +639,7 @@ pub fn append_clips(
         .map(serde_json::from_value)
         .collect::<Result<_, _>>()
         .map_err(fit)?;
-    let uses_ext = clips.iter().any(|c| {
-        c.tracks()
-            .iter()
-            .any(|t| matches!(t.target(), TrackTarget::Bone(_)))
-    });
+    let uses_ext = clips.iter().any(Clip::has_bone_tracks);
     while !w.bin.len().is_multiple_of(4) {
         w.bin.push(0);
     }

@@ -15,11 +15,12 @@ fn corpus(name: &str) -> PathBuf {
 #[test]
 fn every_corpus_fbx_reads_with_its_skeleton_and_clips() {
     for (name, joints_at_least, clips) in [
-        // The two HumanIK takes hold the rest pose only (FBX_CLIP_EMPTY): no clip.
-        ("maya_human_ik_7400_binary.fbx", 100, 0),
+        // HumanIK's and the barbarian's takes key their nodes at rest: still a clip each.
+        // maya_character's take keys nothing (FBX_CLIP_EMPTY): no clip.
+        ("maya_human_ik_7400_binary.fbx", 100, 1),
         ("maya_kenney_character_7700_binary.fbx", 50, 1),
         ("maya_character_7500_binary.fbx", 50, 0),
-        ("blender_293_barbarian_7400_binary.fbx", 30, 0),
+        ("blender_293_barbarian_7400_binary.fbx", 30, 1),
         ("max_transformed_skin_7500_binary.fbx", 5, 1),
     ] {
         let outcome = humanoid::read_asset(&corpus(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -30,11 +31,7 @@ fn every_corpus_fbx_reads_with_its_skeleton_and_clips() {
             "{name}: {} joints",
             asset.skeleton.len()
         );
-        assert!(
-            asset.clips.len() >= clips,
-            "{name}: {} clips",
-            asset.clips.len()
-        );
+        assert_eq!(asset.clips.len(), clips, "{name}: clips");
         let codes: Vec<&str> = outcome.diagnostics.iter().map(|d| d.code).collect();
         assert!(codes.contains(&"FBX_SPACE_CONVERTED"), "{name}: {codes:?}");
     }
@@ -298,6 +295,141 @@ fn skinned_vertices_at_frames_equal_the_authoring_tools_obj() {
             assert!(
                 d <= 1e-4 * size,
                 "{fbx} frame {frame}: vertices {d} m from the OBJ's (model {size} m)"
+            );
+        }
+    }
+}
+
+/// Runs Blender's own FBX exporter (`tests/peers/blender_fbx_export.py`) on `glb`: one FBX per
+/// clip in `out` (`kind`: `mesh` or `armature`). Returns Blender's JSON, or `None` (with a
+/// note) when `HUMANOID_BLENDER` is not set.
+fn blender_fbx(
+    glb: &std::path::Path,
+    out: &std::path::Path,
+    kind: &str,
+) -> Option<serde_json::Value> {
+    let Ok(binary) = std::env::var("HUMANOID_BLENDER") else {
+        eprintln!("HUMANOID_BLENDER is not set: the Blender-exported FBX checks are skipped");
+        return None;
+    };
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/blender_fbx_export.py");
+    let output = std::process::Command::new(binary)
+        .args(["-b", "--factory-startup", "--python"])
+        .arg(&script)
+        .arg("--")
+        .arg(glb)
+        .arg(out)
+        .arg(kind)
+        .output()
+        .expect("run blender");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("BLENDER_JSON "))
+        .unwrap_or_else(|| {
+            panic!(
+                "Blender exported nothing: {stdout}{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+    Some(serde_json::from_str(line).expect("Blender's JSON"))
+}
+
+fn soldier_glb() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/gltf/Soldier.glb")
+}
+
+/// Mixamo FBX as Blender's FBX exporter writes it from `Soldier.glb` (a Mixamo rig with four
+/// clips), with its meshes and as the armature alone: every joint of the GLB is in the FBX
+/// under its name, and at every frame Blender exported, each joint's world position equals the
+/// GLB's at that time (1e-4 m; the GLB's keys are at 24 fps, Blender's frame rate, so each
+/// exported frame is a GLB key and no interpolation stands between the two).
+#[test]
+fn blender_exported_mixamo_fbx_has_the_glbs_joints_at_every_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = humanoid::ReadOptions {
+        meshes: humanoid::asset::MeshDetail::Bind,
+        ..humanoid::ReadOptions::default()
+    };
+    let glb = humanoid::read(&soldier_glb(), &options).unwrap().character;
+    let mesh_nodes: Vec<humanoid::model::JointId> =
+        glb.mesh_nodes.iter().flatten().copied().collect();
+    let names: Vec<&str> = mesh_nodes
+        .iter()
+        .map(|&j| glb.asset.skeleton.name(j))
+        .collect();
+    assert_eq!(
+        names,
+        ["vanguard_Mesh", "vanguard_visor"],
+        "Soldier's two mesh nodes"
+    );
+    let glb = glb.asset;
+    for kind in ["mesh", "armature"] {
+        let out = dir.path().join(kind);
+        std::fs::create_dir_all(&out).unwrap();
+        let Some(blender) = blender_fbx(&soldier_glb(), &out, kind) else {
+            return;
+        };
+        let fps = blender["fps"].as_f64().unwrap() as f32;
+        let clips = blender["clips"].as_object().unwrap();
+        assert_eq!(clips.len(), glb.clips.len(), "{blender}");
+        for (name, range) in clips {
+            let read = humanoid::read(
+                &out.join(format!("{name}.fbx")),
+                &humanoid::ReadOptions::default(),
+            )
+            .unwrap_or_else(|e| panic!("{kind} {name}.fbx: {e}"));
+            let fbx = read.character.asset;
+            assert_eq!(
+                read.character.meshes.is_empty(),
+                kind == "armature",
+                "{kind} {name}"
+            );
+            // Every GLB joint, by name (the armature-only FBX has no mesh nodes).
+            let pairs: Vec<(usize, usize)> =
+                glb.skeleton
+                    .joints()
+                    .filter(|j| kind == "mesh" || !mesh_nodes.contains(j))
+                    .map(|j| {
+                        let joint_name = glb.skeleton.name(j);
+                        let there = fbx.skeleton.find(joint_name).unwrap_or_else(|| {
+                            panic!("{kind} {name}.fbx has no joint {joint_name:?}")
+                        });
+                        (j.index(), there.index())
+                    })
+                    .collect();
+            let glb_clip = glb.clips.iter().find(|c| &c.name == name).unwrap();
+            let fbx_clip = fbx
+                .clips
+                .iter()
+                .find(|c| &c.name == name)
+                .unwrap_or_else(|| panic!("{kind} {name}.fbx: no clip {name:?}"));
+            let (first, last) = (
+                range[0].as_f64().unwrap() as i32,
+                range[1].as_f64().unwrap() as i32,
+            );
+            let mut worst = 0.0f32;
+            for frame in first..=last {
+                let t = frame as f32 / fps;
+                let mut a = humanoid::pose::fk::Sampler::new(&glb.skeleton, glb_clip);
+                a.evaluate(t.min(glb_clip.duration()));
+                let mut b = humanoid::pose::fk::Sampler::new(&fbx.skeleton, fbx_clip);
+                b.evaluate(t);
+                let (a, b) = (a.worlds(), b.worlds());
+                for &(i, j) in &pairs {
+                    let d = a[i].w_axis.truncate().distance(b[j].w_axis.truncate());
+                    worst = worst.max(d);
+                    assert!(
+                        d <= 1e-4,
+                        "{kind} {name}.fbx frame {frame}: joint {:?} {d} m from the GLB's",
+                        glb.skeleton.names()[i]
+                    );
+                }
+            }
+            eprintln!(
+                "{kind} {name}.fbx: {} joints, frames {first}..={last}, worst {worst:e} m",
+                pairs.len()
             );
         }
     }

@@ -12,8 +12,8 @@ use crate::model::clip::{Clip, Property, Track, TrackTarget};
 /// The rate used when the file names none.
 const DEFAULT_FPS: f64 = 30.0;
 
-/// Every animation stack of `scene` as a clip on `asset`'s joints (`joints`: each ufbx node's). A stack that moves no node off its rest makes no
-/// clip (`FBX_CLIP_EMPTY`).
+/// Every animation stack of `scene` as a clip on `asset`'s joints (`joints`: each ufbx node's).
+/// A stack that keys no node makes no clip (`FBX_CLIP_EMPTY`).
 ///
 /// # Errors
 /// ufbx cannot bake a stack (memory limit); a baked track breaks a track invariant.
@@ -51,68 +51,17 @@ pub fn bake_all(
                 ),
             )
         })?;
-        let mut clip = Clip::new(stack.element.name.to_string());
-        for node in baked.nodes.iter() {
-            let Some(joint) = joints.by_index(node.typed_id as usize) else {
-                continue; // the scene root is not a joint
-            };
-            let start = baked.playback_time_begin;
-            let vec3 = |keys: &[ufbx::BakedVec3]| -> (Vec<f32>, Vec<f32>) {
-                let times = keys.iter().map(|k| seconds(k.time - start)).collect();
-                let values = keys
-                    .iter()
-                    .flat_map(|k| super::vec3(k.value).to_array())
-                    .collect();
-                (times, values)
-            };
-            // A constant channel is a track only where its value is not the rest's: one key.
-            let rest = asset.skeleton.rest_local(joint);
-            let moved = |a: glam::Vec3, b: glam::Vec3| a.distance(b) > 1e-6;
-            let first_vec3 = |keys: &[ufbx::BakedVec3]| keys.first().map(|k| super::vec3(k.value));
-            if !node.constant_translation
-                || first_vec3(&node.translation_keys).is_some_and(|v| moved(v, rest.translation))
-            {
-                let (times, values) = vec3(&node.translation_keys);
-                add(&mut clip, joint, Property::Translation, times, values, path)?;
-            }
-            let first_quat = node.rotation_keys.first().map(|k| super::quat(k.value));
-            if !node.constant_rotation
-                || first_quat.is_some_and(|q| q.dot(rest.rotation).abs() < 1.0 - 1e-6)
-            {
-                let times = node
-                    .rotation_keys
-                    .iter()
-                    .map(|k| seconds(k.time - start))
-                    .collect();
-                let mut previous = glam::Quat::IDENTITY;
-                let values = node
-                    .rotation_keys
-                    .iter()
-                    .flat_map(|k| {
-                        // Keep neighbouring keys in one hemisphere: slerp then takes the short way,
-                        // as ufbx's own evaluation between them does.
-                        let mut q = super::quat(k.value);
-                        if q.dot(previous) < 0.0 {
-                            q = -q;
-                        }
-                        previous = q;
-                        q.to_array()
-                    })
-                    .collect();
-                add(&mut clip, joint, Property::Rotation, times, values, path)?;
-            }
-            if !node.constant_scale
-                || first_vec3(&node.scale_keys).is_some_and(|v| moved(v, rest.scale))
-            {
-                let (times, values) = vec3(&node.scale_keys);
-                add(&mut clip, joint, Property::Scale, times, values, path)?;
-            }
+        let mut clip = clip_of(&baked, &stack.element.name, asset, joints, false, path)?;
+        if clip.tracks().is_empty() && !baked.nodes.is_empty() {
+            // The stack keys nodes but holds them at their rest: the keys are the clip (a T-pose
+            // take, a rest take), one key per channel.
+            clip = clip_of(&baked, &stack.element.name, asset, joints, true, path)?;
         }
         if clip.tracks().is_empty() {
             diagnostics.info(
                 "FBX_CLIP_EMPTY",
                 format!("clip {:?}", clip.name),
-                "the animation stack moves no node off its rest: no clip is made of it",
+                "the animation stack keys no node: no clip is made of it",
             );
             continue;
         }
@@ -127,6 +76,79 @@ pub fn bake_all(
         clips.push(clip);
     }
     Ok(clips)
+}
+
+/// One baked stack as a clip named `name`. A constant channel is a track (one key) only where
+/// its value is not the joint's rest, unless `keep_constant`.
+fn clip_of(
+    baked: &ufbx::BakedAnim,
+    name: &str,
+    asset: &Asset,
+    joints: &super::NodeJoints,
+    keep_constant: bool,
+    path: &Path,
+) -> Result<Clip, Error> {
+    let mut clip = Clip::new(name.to_owned());
+    for node in baked.nodes.iter() {
+        let Some(joint) = joints.by_index(node.typed_id as usize) else {
+            continue; // the scene root is not a joint
+        };
+        let start = baked.playback_time_begin;
+        let vec3 = |keys: &[ufbx::BakedVec3]| -> (Vec<f32>, Vec<f32>) {
+            let times = keys.iter().map(|k| seconds(k.time - start)).collect();
+            let values = keys
+                .iter()
+                .flat_map(|k| super::vec3(k.value).to_array())
+                .collect();
+            (times, values)
+        };
+        // A constant channel is a track only where its value is not the rest's: one key.
+        let rest = asset.skeleton.rest_local(joint);
+        let moved = |a: glam::Vec3, b: glam::Vec3| a.distance(b) > 1e-6;
+        let first_vec3 = |keys: &[ufbx::BakedVec3]| keys.first().map(|k| super::vec3(k.value));
+        if keep_constant
+            || !node.constant_translation
+            || first_vec3(&node.translation_keys).is_some_and(|v| moved(v, rest.translation))
+        {
+            let (times, values) = vec3(&node.translation_keys);
+            add(&mut clip, joint, Property::Translation, times, values, path)?;
+        }
+        let first_quat = node.rotation_keys.first().map(|k| super::quat(k.value));
+        if keep_constant
+            || !node.constant_rotation
+            || first_quat.is_some_and(|q| q.dot(rest.rotation).abs() < 1.0 - 1e-6)
+        {
+            let times = node
+                .rotation_keys
+                .iter()
+                .map(|k| seconds(k.time - start))
+                .collect();
+            let mut previous = glam::Quat::IDENTITY;
+            let values = node
+                .rotation_keys
+                .iter()
+                .flat_map(|k| {
+                    // Keep neighbouring keys in one hemisphere: slerp then takes the short way,
+                    // as ufbx's own evaluation between them does.
+                    let mut q = super::quat(k.value);
+                    if q.dot(previous) < 0.0 {
+                        q = -q;
+                    }
+                    previous = q;
+                    q.to_array()
+                })
+                .collect();
+            add(&mut clip, joint, Property::Rotation, times, values, path)?;
+        }
+        if keep_constant
+            || !node.constant_scale
+            || first_vec3(&node.scale_keys).is_some_and(|v| moved(v, rest.scale))
+        {
+            let (times, values) = vec3(&node.scale_keys);
+            add(&mut clip, joint, Property::Scale, times, values, path)?;
+        }
+    }
+    Ok(clip)
 }
 
 fn seconds(t: f64) -> f32 {

@@ -1,0 +1,65 @@
+# Blender's own FBX exporter as the maker of Mixamo-named FBX test files (issue 20).
+#
+#   blender -b --factory-startup --python blender_fbx_export.py -- IN.glb OUT_DIR (mesh|armature)
+#
+# Imports IN.glb with Blender's glTF importer and writes OUT_DIR/CLIP.fbx for each of its
+# animations, one take per file as Mixamo's downloads are: the meshes with the armature (`mesh`)
+# or the armature alone (`armature`: an animation-only FBX, as Mixamo's "without skin"
+# download). The exporter's options keep every key (bake_anim_simplify_factor=0) and add no bone
+# (add_leaf_bones=False); the take is named after the clip. Prints one line `BLENDER_JSON {...}`:
+# the frame rate and each clip's frame range.
+import json
+import os
+import sys
+
+import bpy
+import numpy
+
+# Blender 3.4's glTF importer still uses numpy.bool, which numpy 1.24 removed.
+numpy.bool = bool
+
+src, out_dir, kind = sys.argv[sys.argv.index("--") + 1:][:3]
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=src)
+if kind == "armature":
+    for obj in [o for o in bpy.data.objects if o.type == "MESH"]:
+        bpy.data.objects.remove(obj, do_unlink=True)
+types = {"ARMATURE", "EMPTY", "MESH"} if kind == "mesh" else {"ARMATURE", "EMPTY"}
+
+# The importer names each glTF animation's action per object: "<animation>_<object>".
+objects = list(bpy.data.objects)
+clips = sorted({a.name[: -len(o.name) - 1] for a in bpy.data.actions for o in objects
+                if a.name.endswith("_" + o.name)})
+scene = bpy.context.scene
+ranges = {}
+for clip in clips:
+    start, end = None, None
+    for obj in objects:
+        action = bpy.data.actions.get(clip + "_" + obj.name)
+        if obj.animation_data is None and action is None:
+            continue
+        if obj.animation_data is None:
+            obj.animation_data_create()
+        obj.animation_data.action = action
+        if action is not None:
+            s, e = action.frame_range
+            start = s if start is None else min(start, s)
+            end = e if end is None else max(end, e)
+    scene.frame_start, scene.frame_end = int(start), int(end)
+    scene.name = clip
+    ranges[clip] = [start, end]
+    bpy.ops.export_scene.fbx(
+        filepath=os.path.join(out_dir, clip + ".fbx"),
+        object_types=types,
+        add_leaf_bones=False,
+        bake_anim=True,
+        bake_anim_use_all_actions=False,
+        bake_anim_use_nla_strips=False,
+        bake_anim_force_startend_keying=True,
+        bake_anim_simplify_factor=0.0,
+    )
+print("BLENDER_JSON " + json.dumps({
+    "ok": True,
+    "fps": scene.render.fps / scene.render.fps_base,
+    "clips": ranges,
+}))

@@ -164,8 +164,9 @@ pub const CODES: &[CodeInfo] = &[
     // FBX_
     code("FBX_ANIMATION_SAMPLED", INFO, "FBX input: an animation stack was baked by ufbx into linear keys (the curves' keys plus samples at the scene's frame rate where a curve is not linear)"),
     code("FBX_BLEND_SHAPES_DROPPED", WARNING, "FBX input: blend shapes (morph targets) of a mesh were not read"),
-    code("FBX_CLIP_EMPTY", INFO, "FBX input: an animation stack moves no node off its rest, so no clip was made of it"),
+    code("FBX_CLIP_EMPTY", INFO, "FBX input: an animation stack keys no node, so no clip was made of it"),
     code("FBX_INVALID", ERROR, "FBX input: ufbx cannot read the file (truncated, not FBX, over the memory limit); the message is ufbx's reason"),
+    code("FBX_REST_FROM_BIND_POSE", INFO, "FBX input: the skeleton's rest is the file's bind pose, not the nodes' own transforms (the pose at export); a clip that does not animate a node keeps it where it stood"),
     code("FBX_SKIN_DROPPED", WARNING, "FBX input: a mesh has several skins; only the first is kept"),
     code("FBX_SPACE_CONVERTED", INFO, "FBX input: the scene was converted to metres, +Y up, +Z forward from the file's unit and axes (named)"),
     code("FBX_TEXTURE_DROPPED", WARNING, "FBX input: a base colour texture was not read (not embedded, or not PNG or JPEG)"),

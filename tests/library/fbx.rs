@@ -434,3 +434,126 @@ fn blender_exported_mixamo_fbx_has_the_glbs_joints_at_every_frame() {
         }
     }
 }
+
+/// The angle between two rotations (robust near zero, where `acos` of a dot product loses
+/// the digits of `f32` quaternions).
+fn angle_between(a: glam::Quat, b: glam::Quat) -> f32 {
+    let d = a.inverse() * b;
+    2.0 * d.xyz().length().atan2(d.w.abs())
+}
+
+fn humanoid_cli(args: &[&std::ffi::OsStr]) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_humanoid"))
+        .args(args)
+        .output()
+        .expect("run humanoid");
+    assert!(
+        output.status.success(),
+        "humanoid {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Each humanoid bone's world rotation in the three-vrm oracle's output, per sample.
+fn three_vrm_rotations(
+    vrm: &std::path::Path,
+    vrma: &std::path::Path,
+    times: &str,
+) -> Option<Vec<Vec<(String, glam::Quat)>>> {
+    let script = std::env::var("HUMANOID_THREE_VRM_ORACLE").ok()?;
+    let output = std::process::Command::new("node")
+        .arg(script)
+        .arg("--vrm")
+        .arg(vrm)
+        .arg("--vrma")
+        .arg(vrma)
+        .args(["--times", times])
+        .output()
+        .expect("run node");
+    assert!(
+        output.status.success(),
+        "three-vrm cannot play {}: {}",
+        vrma.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    Some(
+        json["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|sample| {
+                sample["bones"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(bone, pose)| {
+                        let q: Vec<f32> = pose["q"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|v| v.as_f64().unwrap() as f32)
+                            .collect();
+                        (bone.clone(), glam::Quat::from_xyzw(q[0], q[1], q[2], q[3]))
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// `retarget Walk.fbx --onto debug_robot.vrm --clip Walk` (the FBX Blender exported from
+/// Soldier.glb with its meshes, so with its bind pose) writes the VRMA that retargeting the
+/// GLB writes: three-vrm plays both on the robot and every humanoid bone's world rotation agrees
+/// at each of the clip's 25 frames (1e-4 rad).
+#[test]
+fn retargeting_blenders_mixamo_fbx_moves_the_robot_as_the_glb_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(blender) = blender_fbx(&soldier_glb(), dir.path(), "mesh") else {
+        return;
+    };
+    assert!(blender["clips"]["Walk"].is_array(), "{blender}");
+    let robot =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/vrm/debug_robot.vrm");
+    let from_fbx = dir.path().join("walk-fbx.vrma");
+    let from_glb = dir.path().join("walk-glb.vrma");
+    for (input, output) in [
+        (dir.path().join("Walk.fbx"), &from_fbx),
+        (soldier_glb(), &from_glb),
+    ] {
+        humanoid_cli(&[
+            "retarget".as_ref(),
+            input.as_os_str(),
+            "--onto".as_ref(),
+            robot.as_os_str(),
+            "-o".as_ref(),
+            output.as_os_str(),
+            "--clip".as_ref(),
+            "Walk".as_ref(),
+        ]);
+    }
+    let times: Vec<String> = (0..=24).map(|k| format!("{}", k as f64 / 24.0)).collect();
+    let times = times.join(",");
+    let Some(fbx) = three_vrm_rotations(&robot, &from_fbx, &times) else {
+        eprintln!("HUMANOID_THREE_VRM_ORACLE is not set: the three-vrm comparison is skipped");
+        return;
+    };
+    let glb = three_vrm_rotations(&robot, &from_glb, &times).unwrap();
+    let mut worst = 0.0f32;
+    for (frame, (a, b)) in fbx.iter().zip(&glb).enumerate() {
+        assert_eq!(a.len(), b.len());
+        for ((bone, qa), (other, qb)) in a.iter().zip(b) {
+            assert_eq!(bone, other);
+            let angle = angle_between(*qa, *qb);
+            worst = worst.max(angle);
+            assert!(
+                angle <= 1e-4,
+                "frame {frame}: {bone} {angle} rad from the GLB's"
+            );
+        }
+    }
+    eprintln!(
+        "three-vrm: {} bones, 25 frames, worst {worst:e} rad",
+        fbx[0].len()
+    );
+}

@@ -20,7 +20,9 @@ numpy.bool = bool
 
 src, out_dir, kind = sys.argv[sys.argv.index("--") + 1:][:3]
 bpy.ops.wm.read_factory_settings(use_empty=True)
-bpy.ops.import_scene.gltf(filepath=src)
+# The rest pose is the glTF nodes' own (not one guessed from the inverse bind matrices), so the
+# FBX holds the rest the GLB declares.
+bpy.ops.import_scene.gltf(filepath=src, guess_original_bind_pose=False)
 if kind == "armature":
     for obj in [o for o in bpy.data.objects if o.type == "MESH"]:
         bpy.data.objects.remove(obj, do_unlink=True)

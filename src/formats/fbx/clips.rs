@@ -6,8 +6,10 @@ use std::path::Path;
 
 use crate::error::{Diagnostics, Error, Location};
 use crate::math::sample::Interpolation;
+use crate::math::trs::Trs;
 use crate::model::asset::Asset;
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
+use crate::model::skeleton::JointId;
 
 /// The rate used when the file names none.
 const DEFAULT_FPS: f64 = 30.0;
@@ -21,6 +23,7 @@ pub fn bake_all(
     scene: &ufbx::Scene,
     asset: &Asset,
     joints: &super::NodeJoints,
+    posed: &[(JointId, Trs)],
     path: &Path,
     diagnostics: &mut Diagnostics,
 ) -> Result<Vec<Clip>, Error> {
@@ -56,6 +59,9 @@ pub fn bake_all(
             // The stack keys nodes but holds them at their rest: the keys are the clip (a T-pose
             // take, a rest take), one key per channel.
             clip = clip_of(&baked, &stack.element.name, asset, joints, true, path)?;
+        }
+        if !clip.tracks().is_empty() {
+            hold_posed(&mut clip, asset, posed, path)?;
         }
         if clip.tracks().is_empty() {
             diagnostics.info(
@@ -151,13 +157,46 @@ fn clip_of(
     Ok(clip)
 }
 
+/// Joints whose rest is the bind pose but whose own transform is elsewhere stand at their own
+/// transform in a clip that does not animate them, as ufbx (and the authoring tool) evaluates
+/// the take: one key for each such channel.
+fn hold_posed(
+    clip: &mut Clip,
+    asset: &Asset,
+    posed: &[(JointId, Trs)],
+    path: &Path,
+) -> Result<(), Error> {
+    for &(joint, own) in posed {
+        let rest = asset.skeleton.rest_local(joint);
+        let has = |property| {
+            clip.tracks()
+                .iter()
+                .any(|t| t.target() == TrackTarget::Joint(joint) && t.property() == property)
+        };
+        let mut holds = Vec::new();
+        if !has(Property::Translation) && own.translation.distance(rest.translation) > 1e-6 {
+            holds.push((Property::Translation, own.translation.to_array().to_vec()));
+        }
+        if !has(Property::Rotation) && own.rotation.dot(rest.rotation).abs() < 1.0 - 1e-6 {
+            holds.push((Property::Rotation, own.rotation.to_array().to_vec()));
+        }
+        if !has(Property::Scale) && own.scale.distance(rest.scale) > 1e-6 {
+            holds.push((Property::Scale, own.scale.to_array().to_vec()));
+        }
+        for (property, values) in holds {
+            add(clip, joint, property, vec![0.0], values, path)?;
+        }
+    }
+    Ok(())
+}
+
 fn seconds(t: f64) -> f32 {
     crate::math::num::to_f32(t.max(0.0))
 }
 
 fn add(
     clip: &mut Clip,
-    joint: crate::model::skeleton::JointId,
+    joint: JointId,
     property: Property,
     times: Vec<f32>,
     values: Vec<f32>,

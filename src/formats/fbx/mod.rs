@@ -9,7 +9,9 @@
 //!   scale compensation) is compensated on the children (`InheritModeHandling::Compensate`), and
 //!   geometry transforms (3ds Max's object offsets) are baked into the geometry.
 //! - **Skeleton.** Every node below the scene root, parents first, with its local rest
-//!   transform (pivots, pre- and post-rotations folded into one TRS by ufbx).
+//!   transform (pivots, pre- and post-rotations folded into one TRS by ufbx). The rest is the
+//!   file's bind pose where it has one (`FBX_REST_FROM_BIND_POSE`): a node's own transform is
+//!   the pose it stood in at export.
 //! - **Clips.** Every animation stack, baked by ufbx into linear keys: the curves' own keys plus
 //!   samples at the scene's frame rate where a curve is not linear in glTF terms (FBX
 //!   interpolates Euler angles and cubic curves); the rate is reported
@@ -29,6 +31,7 @@
 
 mod clips;
 mod meshes;
+mod rest;
 
 use std::path::Path;
 
@@ -108,8 +111,25 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<FbxRead, Error> {
             ),
         );
     }
-    let (mut asset, joints) = asset_of(&scene, path)?;
-    asset.clips = clips::bake_all(&scene, &asset, &joints, path, &mut diagnostics)?;
+    let rest = rest::rest_of(&scene);
+    if rest.from_bind_pose > 0 {
+        diagnostics.info(
+            "FBX_REST_FROM_BIND_POSE",
+            "",
+            format!(
+                "the skeleton's rest is the file's bind pose ({} node(s)); {} of them stood elsewhere when the file was written, and clips that do not move them keep them there",
+                rest.from_bind_pose,
+                rest.posed.len()
+            ),
+        );
+    }
+    let (mut asset, joints) = asset_of(&scene, &rest, path)?;
+    let posed: Vec<(JointId, Trs)> = rest
+        .posed
+        .iter()
+        .filter_map(|(node, own)| Some((joints.by_index(*node)?, *own)))
+        .collect();
+    asset.clips = clips::bake_all(&scene, &asset, &joints, &posed, path, &mut diagnostics)?;
     let (meshes, mesh_nodes) = meshes::read_meshes(&scene, &joints, &mut diagnostics);
     let mut skin_joints: Vec<JointId> = meshes
         .iter()
@@ -174,8 +194,13 @@ impl NodeJoints {
 }
 
 /// The skeleton: every node below the scene root (ufbx lists nodes parents first), with its
-/// local rest transform; `source_indices` are ufbx's node indices. Also each node's joint.
-fn asset_of(scene: &ufbx::Scene, path: &Path) -> Result<(Asset, NodeJoints), Error> {
+/// local rest transform (`rest`); `source_indices` are ufbx's node indices. Also each node's
+/// joint.
+fn asset_of(
+    scene: &ufbx::Scene,
+    rest: &rest::Rest,
+    path: &Path,
+) -> Result<(Asset, NodeJoints), Error> {
     let mut raw = Vec::with_capacity(scene.nodes.len());
     let mut source = Vec::with_capacity(scene.nodes.len());
     for node in scene.nodes.iter().filter(|n| !n.is_root) {
@@ -187,7 +212,11 @@ fn asset_of(scene: &ufbx::Scene, path: &Path) -> Result<(Asset, NodeJoints), Err
         raw.push(RawJoint {
             name: node.element.name.to_string(),
             parent,
-            rest: trs(&node.local_transform),
+            rest: rest
+                .locals
+                .get(node.element.typed_id as usize)
+                .copied()
+                .unwrap_or_else(|| trs(&node.local_transform)),
         });
         source.push(node.element.typed_id as usize);
     }

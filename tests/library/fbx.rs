@@ -557,3 +557,79 @@ fn retargeting_blenders_mixamo_fbx_moves_the_robot_as_the_glb_does() {
         fbx[0].len()
     );
 }
+
+/// Every corpus FBX converts to a GLB the Khronos validator finds no error in, and the Kenney
+/// character converts to a VRM that three-vrm loads with every mapped bone where the FBX has
+/// it at rest (1e-4 m).
+#[test]
+fn corpus_fbx_convert_to_glb_the_validator_passes_and_kenney_to_a_vrm_three_vrm_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let validator = std::env::var("HUMANOID_GLTF_VALIDATOR").ok();
+    for name in [
+        "maya_human_ik_7400_binary.fbx",
+        "maya_kenney_character_7700_binary.fbx",
+        "maya_character_7500_binary.fbx",
+        "blender_293_barbarian_7400_binary.fbx",
+        "max_transformed_skin_7500_binary.fbx",
+    ] {
+        let glb = dir.path().join(name.replace(".fbx", ".glb"));
+        humanoid_cli(&[
+            "convert".as_ref(),
+            corpus(name).as_os_str(),
+            glb.as_os_str(),
+        ]);
+        let Some(validator) = &validator else {
+            eprintln!("HUMANOID_GLTF_VALIDATOR is not set: {name}'s GLB is not validated");
+            continue;
+        };
+        let out = std::process::Command::new("node")
+            .arg(validator)
+            .arg(&glb)
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["errors"], 0, "{name}: {report}");
+    }
+    let kenney = corpus("maya_kenney_character_7700_binary.fbx");
+    let vrm = dir.path().join("kenney.vrm");
+    humanoid_cli(&["convert".as_ref(), kenney.as_os_str(), vrm.as_os_str()]);
+    let Ok(script) = std::env::var("HUMANOID_THREE_VRM_ORACLE") else {
+        eprintln!("HUMANOID_THREE_VRM_ORACLE is not set: kenney.vrm is not loaded in three-vrm");
+        return;
+    };
+    let output = std::process::Command::new("node")
+        .arg(script)
+        .arg("--vrm")
+        .arg(&vrm)
+        .arg("--rest")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "three-vrm cannot load kenney.vrm: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let three: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let asset = humanoid::read_asset(&kenney).unwrap().asset;
+    let bones = &asset.humanoids[0].bones;
+    let rest = three["rest"].as_object().unwrap();
+    assert_eq!(
+        rest.len(),
+        bones.iter().count(),
+        "three-vrm's bones: {rest:?}"
+    );
+    for (bone, joint) in bones.iter() {
+        let p: Vec<f32> = rest[bone.as_str()]["p"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() as f32)
+            .collect();
+        let ours = asset.skeleton.rest_world(joint).translation;
+        let d = ours.distance(glam::Vec3::new(p[0], p[1], p[2]));
+        assert!(
+            d <= 1e-4,
+            "{bone}: three-vrm puts it {d} m from the FBX's rest"
+        );
+    }
+}

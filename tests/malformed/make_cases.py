@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import struct
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COUNT = {}
@@ -654,9 +655,130 @@ def table_cases():
     case(f, "invalid_utf8", "toml", bad, code="INPUT_NOT_UTF8", place="byte %d" % bad.index(b'\xff'), words="UTF-8")
     case(f, "utf16", "toml", b"\xff\xfe" + table("utf16").encode("utf-16-le"), code="INPUT_NOT_UTF8", place="byte 0", words="UTF-16")
 
+# ------------------------------------------------------------------------------------------
+# FBX (read through ufbx): a small binary FBX 7.4 written here record by record (node:
+# end offset, property count, property bytes, name; properties typed by one letter; arrays
+# with a count, an encoding (0 raw, 1 zlib) and a byte length), and the same scene in ASCII.
+
+FBX_MAGIC = b"Kaydara FBX Binary  \x00\x1a\x00"
+
+
+def fbx_prop(v):
+    if isinstance(v, float):
+        return b"D" + struct.pack("<d", v)
+    if isinstance(v, int):
+        return b"L" + struct.pack("<q", v)
+    if isinstance(v, str):
+        raw = v.encode("utf-8")
+        return b"S" + struct.pack("<I", len(raw)) + raw
+    kind, values, declared, encoding = v  # an array: ("d" or "i", values, declared count or None, 0/1)
+    raw = struct.pack("<%d%s" % (len(values), "d" if kind == "d" else "i"), *values)
+    if encoding == 1:
+        raw = zlib.compress(raw)
+    count = len(values) if declared is None else declared
+    return kind.encode() + struct.pack("<III", count, encoding, len(raw)) + raw
+
+
+def fbx_node(name, props, children, offset):
+    """One node record at byte `offset` (FBX < 7.5: 32-bit header fields, 13-byte null record)."""
+    props_raw = b"".join(fbx_prop(p) for p in props)
+    head = 13 + len(name)
+    body = b""
+    at = offset + head + len(props_raw)
+    for child in children:
+        encoded = fbx_node(*child, at + len(body))
+        body += encoded
+    if children:
+        body += b"\0" * 13
+    end = offset + head + len(props_raw) + len(body)
+    return struct.pack("<III", end, len(props), len(props_raw)) + bytes([len(name)]) + name.encode() + props_raw + body
+
+
+def fbx_binary(nodes):
+    out = FBX_MAGIC + struct.pack("<I", 7400)
+    for node in nodes:
+        out += fbx_node(*node, len(out))
+    return out + b"\0" * 13
+
+
+def fbx_scene(vertices=("d", [0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0, 10.0, 0.0], None, 0)):
+    p70 = lambda x, y, z: ("Properties70", [], [("P", ["Lcl Translation", "Lcl Translation", "", "A", x, y, z], [])])
+    model = lambda uid, name, kind, t: ("Model", [uid, name + "\x00\x01Model", kind], [("Version", [232], []), p70(*t)])
+    return [
+        ("FBXHeaderExtension", [], [("FBXHeaderVersion", [1003], []), ("FBXVersion", [7400], [])]),
+        ("Objects", [], [
+            model(1000, "Hips", "LimbNode", (0.0, 100.0, 0.0)),
+            model(1001, "Spine", "LimbNode", (0.0, 10.0, 0.0)),
+            model(1002, "Body", "Mesh", (0.0, 0.0, 0.0)),
+            ("Geometry", [2000, "Body\x00\x01Geometry", "Mesh"], [
+                ("Vertices", [vertices], []),
+                ("PolygonVertexIndex", [("i", [0, 1, -3], None, 0)], []),
+            ]),
+        ]),
+        ("Connections", [], [
+            ("C", ["OO", 1000, 0], []),
+            ("C", ["OO", 1001, 1000], []),
+            ("C", ["OO", 1002, 0], []),
+            ("C", ["OO", 2000, 1002], []),
+        ]),
+    ]
+
+
+FBX_ASCII = """; FBX 7.4.0 project file
+FBXHeaderExtension:  {
+\tFBXHeaderVersion: 1003
+\tFBXVersion: 7400
+}
+Objects:  {
+\tModel: 1000, "Model::Hips", "LimbNode" {
+\t\tVersion: 232
+\t\tProperties70:  {
+\t\t\tP: "Lcl Translation", "Lcl Translation", "", "A",0,100,0
+\t\t}
+\t}
+\tModel: 1001, "Model::Spine", "LimbNode" {
+\t\tVersion: 232
+\t\tProperties70:  {
+\t\t\tP: "Lcl Translation", "Lcl Translation", "", "A",0,10,0
+\t\t}
+\t}
+}
+Connections:  {
+\tC: "OO",1000,0
+\tC: "OO",1001,1000
+}
+"""
+
+
+def fbx_cases():
+    f = "fbx"
+    seed = fbx_binary(fbx_scene())
+    case(f, "plain", "fbx", seed, exit=0, note="the valid seed (binary FBX 7.4: two joints and a triangle)")
+    case(f, "ascii", "fbx", FBX_ASCII, exit=0, note="the same skeleton as ASCII FBX")
+    case(f, "empty", "fbx", b"", code="FBX_INVALID", words="ufbx", note="no bytes")
+    case(f, "truncated_half", "fbx", seed[: len(seed) // 2], code="FBX_INVALID", words="Truncated", note="cut in the middle of a record")
+    case(f, "truncated_header", "fbx", seed[:20], code="FBX_INVALID", words="ufbx", note="cut inside the magic")
+    bad = bytearray(seed)
+    bad[0] ^= 0xFF
+    case(f, "flipped_magic", "fbx", bytes(bad), code="FBX_INVALID", words="ufbx", note="the magic's first byte flipped: not FBX")
+    at = len(FBX_MAGIC) + 4  # the first record's end offset
+    bad = bytearray(seed)
+    bad[at + 3] ^= 0x7F
+    case(f, "flipped_end_offset", "fbx", bytes(bad), exit=None,
+         note="the first record's end offset points far past the file: ufbx reads records by their lengths and may recover; read or refused, never a crash")
+    at = seed.index(b"Vertices") + len(b"Vertices")
+    bad = bytearray(seed)
+    bad[at] = ord("Q")
+    case(f, "flipped_property_type", "fbx", bytes(bad), code="FBX_INVALID", words="ufbx", note="an array property's type letter is no FBX type")
+    huge = ("d", [0.0] * 9, 0x20000000, 1)
+    case(f, "array_4gb_declared", "fbx", fbx_binary(fbx_scene(huge)), code="FBX_INVALID", words="Memory limit",
+         note="a zlib array that declares 2^29 doubles (4 GiB) in a few bytes: refused by the memory limit, never allocated")
+    case(f, "ascii_truncated", "fbx", FBX_ASCII[: FBX_ASCII.index("Connections")], exit=None,
+         note="ASCII cut before its connections: read (the joints unparented) or refused, never a crash")
+
 
 def main():
-    for fmt in ["gltf", "glb", "vrm", "vrma", "x3d", "x3dv", "wrl", "bvh", "tres", "toml"]:
+    for fmt in ["gltf", "glb", "vrm", "vrma", "x3d", "x3dv", "wrl", "bvh", "tres", "toml", "fbx"]:
         shutil.rmtree(os.path.join(HERE, fmt), ignore_errors=True)
     gltf_cases()
     vrm_cases()
@@ -664,6 +786,7 @@ def main():
     bvh_cases()
     godot_cases()
     table_cases()
+    fbx_cases()
     total = sum(COUNT.values())
     print(", ".join(f"{k} {v}" for k, v in COUNT.items()), f"= {total} cases")
 

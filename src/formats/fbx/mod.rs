@@ -147,10 +147,16 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<FbxRead, Error> {
     })
 }
 
-/// ufbx's error as ours: the file, and ufbx's reason (it gives no byte offset).
+/// ufbx's error as ours: the file, and ufbx's reason (its description, and the detail it adds);
+/// ufbx gives no byte offset.
 fn refused(path: &Path, error: &ufbx::Error) -> Error {
-    let reason = format!("{error:?}");
-    let reason = reason.trim().trim_start_matches("ufbx ");
+    let description = error.description.trim();
+    let info = error.info().trim();
+    let reason = if info.is_empty() || info == description {
+        description.to_owned()
+    } else {
+        format!("{description} ({info})")
+    };
     Error::invalid_coded(
         "FBX_INVALID",
         path,

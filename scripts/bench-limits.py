@@ -91,12 +91,16 @@ def shapes(d):
     yield "bvh 3 MB joint names", ["map", write("names.bvh", "HIERARCHY\nROOT " + name + "\n{\nOFFSET 0 0 0\nCHANNELS 0\nJOINT " + name + "x\n{\nOFFSET 0 1 0\nCHANNELS 0\n}\n}\nMOTION\nFrames: 0\nFrame Time: 0.03\n")], None
     yield "x3d 3 MB joint names", ["map", write("names.x3d", "<X3D><Scene><HAnimHumanoid><HAnimJoint name='" + name + "'><HAnimJoint name='" + name + "x'/></HAnimJoint></HAnimHumanoid></Scene></X3D>")], None
     yield "tres 3 MB bone names", ["inspect", write("names.tres", '[gd_resource type="BoneMap" format=3]\n[resource]\nbone_map/Hips = &"' + name + '"\n')], None
+    models = "".join(f'\tModel: {1000 + i}, "Model::J{i}", "LimbNode" {{\n\t\tVersion: 232\n\t}}\n' for i in range(n))
+    links = "".join(f'\tC: "OO",{1000 + i},{1000 + i - 1 if i else 0}\n' for i in range(n))
+    yield "fbx joints chained 40000", ["inspect", write("deep.fbx", "; FBX 7.4.0 project file\nObjects:  {\n" + models + "}\nConnections:  {\n" + links + "}\n")], None
+    yield "fbx 3 MB joint names", ["map", write("names.fbx", '; FBX 7.4.0 project file\nObjects:  {\n\tModel: 1000, "Model::' + name + '", "LimbNode" {\n\t}\n}\nConnections:  {\n\tC: "OO",1000,0\n}\n')], None
     sparse = os.path.join(d, "sparse.glb")
     with open(sparse, "wb") as f:
         f.write(b"glTF" + struct.pack("<II", 2, 0xFFFFFFFF))
         f.truncate(5 << 30)
     yield "glb 5 GiB sparse", ["inspect", sparse], None
-    for ext in ["toml", "tres", "glb", "bvh", "x3d"]:
+    for ext in ["toml", "tres", "glb", "bvh", "x3d", "fbx"]:
         link = os.path.join(d, f"zero.{ext}")
         os.symlink("/dev/zero", link)
         args = ["map", MANNEQUIN, "--map", link] if ext == "toml" else ["inspect", link]
@@ -119,7 +123,7 @@ def corpus_memory(d):
     in ../shared/corpus: at most its size + 64 MB. Rows: (name, result, allowed MB)."""
     shared = os.environ.get("HUMANOID_SHARED", os.path.join(ROOT, "..", "shared"))
     corpus = os.path.join(shared, "corpus")
-    models = (".glb", ".gltf", ".vrm", ".vrma", ".x3d", ".x3dv", ".wrl", ".wrl.gz", ".bvh", ".tres")
+    models = (".glb", ".gltf", ".vrm", ".vrma", ".x3d", ".x3dv", ".wrl", ".wrl.gz", ".bvh", ".tres", ".fbx")
     for folder, _, files in sorted(os.walk(corpus)):
         for f in sorted(files):
             if not f.lower().endswith(models):

@@ -97,7 +97,7 @@ fn clip_of(
     let mut clip = Clip::new(name.to_owned());
     for node in baked.nodes.iter() {
         let Some(joint) = joints.by_index(node.typed_id as usize) else {
-            continue; // the scene root is not a joint
+            continue; // the scene root, where it is not a joint
         };
         let start = baked.playback_time_begin;
         let vec3 = |keys: &[ufbx::BakedVec3]| -> (Vec<f32>, Vec<f32>) {

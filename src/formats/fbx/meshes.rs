@@ -70,7 +70,10 @@ pub fn read_meshes(
         // The mesh's own node: world = node_to_world · (node_to_world⁻¹ · geometry_to_world).
         let own_slot = u16::try_from(joints_used.len()).unwrap_or(u16::MAX);
         joints_used.push(own);
-        inverse_bind.push(mat4(&node.node_to_world).inverse() * mat4(&node.geometry_to_world));
+        inverse_bind.push(mat4(&ufbx::matrix_mul(
+            &ufbx::matrix_invert(&node.node_to_world),
+            &node.geometry_to_world,
+        )));
         let own_used = std::cell::Cell::new(skin.is_none());
         let influences = |vertex: usize| -> ([u16; 4], [f32; 4]) {
             let mut found: Vec<(u16, f32)> = Vec::new();

@@ -8,7 +8,8 @@
 //!   (`FBX_SPACE_CONVERTED`). FBX scale inheritance that glTF cannot express (Maya's segment
 //!   scale compensation) is compensated on the children (`InheritModeHandling::Compensate`), and
 //!   geometry transforms (3ds Max's object offsets) are baked into the geometry.
-//! - **Skeleton.** Every node below the scene root, parents first, with its local rest
+//! - **Skeleton.** Every node below the scene root (and the root itself, as `RootNode`, where
+//!   several nodes hang from it, so every skin has a common root), parents first, with its local rest
 //!   transform (pivots, pre- and post-rotations folded into one TRS by ufbx). The rest is the
 //!   file's bind pose where it has one (`FBX_REST_FROM_BIND_POSE`): a node's own transform is
 //!   the pose it stood in at export.
@@ -184,7 +185,7 @@ fn report_space(scene: &ufbx::Scene, diagnostics: &mut Diagnostics) {
     );
 }
 
-/// Each ufbx node's joint (`None` for the scene root), by ufbx node index.
+/// Each ufbx node's joint (`None` for the scene root unless it is kept), by ufbx node index.
 pub(crate) struct NodeJoints(Vec<Option<JointId>>);
 
 impl NodeJoints {
@@ -207,24 +208,43 @@ fn asset_of(
     rest: &rest::Rest,
     path: &Path,
 ) -> Result<(Asset, NodeJoints), Error> {
+    // Several top-level nodes (an armature beside its meshes, a camera, a light) hang from the
+    // FBX scene root, kept then as a joint "RootNode": a skin that joins bones and the mesh's
+    // own node has the common root glTF asks for.
+    let top_level = scene
+        .nodes
+        .iter()
+        .filter(|n| n.parent.as_ref().is_some_and(|p| p.is_root))
+        .count();
+    let keep_root = top_level > 1;
     let mut raw = Vec::with_capacity(scene.nodes.len());
     let mut source = Vec::with_capacity(scene.nodes.len());
-    for node in scene.nodes.iter().filter(|n| !n.is_root) {
+    // Each ufbx node's raw joint index (ufbx lists parents first).
+    let mut raw_of: Vec<Option<usize>> = vec![None; scene.nodes.len()];
+    for node in scene.nodes.iter().filter(|n| keep_root || !n.is_root) {
+        let index = node.element.typed_id as usize;
         let parent = node
             .parent
             .as_ref()
-            .filter(|p| !p.is_root)
-            .map(|p| p.element.typed_id as usize - 1);
+            .and_then(|p| raw_of.get(p.element.typed_id as usize).copied().flatten());
+        let name = if node.is_root && node.element.name.is_empty() {
+            "RootNode".to_owned()
+        } else {
+            node.element.name.to_string()
+        };
+        if let Some(slot) = raw_of.get_mut(index) {
+            *slot = Some(raw.len());
+        }
         raw.push(RawJoint {
-            name: node.element.name.to_string(),
+            name,
             parent,
             rest: rest
                 .locals
-                .get(node.element.typed_id as usize)
+                .get(index)
                 .copied()
                 .unwrap_or_else(|| trs(&node.local_transform)),
         });
-        source.push(node.element.typed_id as usize);
+        source.push(index);
     }
     let (skeleton, ids) = Skeleton::from_raw(raw).map_err(|e| {
         Error::invalid_coded(

@@ -95,6 +95,8 @@ pub enum Kind {
     Vrma,
     Bvh,
     Hanim,
+    /// FBX (read only: no output is of its kind).
+    Fbx,
 }
 
 impl Kind {
@@ -106,6 +108,7 @@ impl Kind {
             Kind::Vrma => output.to == "vrma",
             Kind::Bvh => output.to == "bvh",
             Kind::Hanim => output.is_hanim(),
+            Kind::Fbx => false,
         }
     }
     pub fn is_gltf_family(self) -> bool {
@@ -134,6 +137,7 @@ fn inputs(mannequin: &Path) -> Vec<Input> {
         ("vrma", Kind::Vrma),
         ("bvh", Kind::Bvh),
         ("hanim", Kind::Hanim),
+        ("fbx", Kind::Fbx),
     ] {
         let dir = shared().join("corpus").join(folder);
         let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -142,7 +146,7 @@ fn inputs(mannequin: &Path) -> Vec<Input> {
             .filter(|p| {
                 let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
                 [
-                    "glb", "gltf", "vrm", "vrma", "bvh", "x3d", "x3dv", "wrl", "gz",
+                    "glb", "gltf", "vrm", "vrma", "bvh", "x3d", "x3dv", "wrl", "gz", "fbx",
                 ]
                 .contains(&ext.to_ascii_lowercase().as_str())
             })

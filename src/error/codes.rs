@@ -163,7 +163,7 @@ pub const CODES: &[CodeInfo] = &[
 
     // FBX_
     code("FBX_ANIMATION_SAMPLED", INFO, "FBX input: an animation stack was baked by ufbx into linear keys (the curves' keys plus samples at the scene's frame rate where a curve is not linear)"),
-    code("FBX_BLEND_SHAPES_DROPPED", WARNING, "FBX input: blend shapes (morph targets) of a mesh were not read"),
+    code("FBX_BLEND_SHAPES_DROPPED", WARNING, "FBX input: a take animates blend shape weights, which are not read (the shapes are morph targets at their default weights)"),
     code("FBX_CLIP_EMPTY", INFO, "FBX input: an animation stack keys no node, so no clip was made of it"),
     code("FBX_INVALID", ERROR, "FBX input: ufbx cannot read the file (truncated, not FBX, over the memory limit); the message is ufbx's reason"),
     code("FBX_REST_FROM_BIND_POSE", INFO, "FBX input: the skeleton's rest is the file's bind pose, not the nodes' own transforms (the pose at export); a clip that does not animate a node keeps it where it stood"),

@@ -60,6 +60,9 @@ pub struct Inspection {
     pub clips: Vec<ClipReport>,
     /// Its sockets (KHR_virtual_transform) at rest.
     pub sockets: Vec<crate::ops::sockets::SocketPlace>,
+    /// The meshes and their skins, where the reader reads them with the skeleton (FBX, H-Anim;
+    /// a glTF-family file's meshes are left in the file: empty).
+    pub meshes: Vec<MeshReport>,
     /// Everything found while reading.
     pub diagnostics: Diagnostics,
 }
@@ -132,6 +135,47 @@ pub struct ExpressionReport {
     pub morph_binds: usize,
 }
 
+/// One mesh and its skin.
+#[derive(Debug, Clone, Serialize)]
+pub struct MeshReport {
+    /// The mesh's name.
+    pub name: String,
+    /// Vertices.
+    pub vertices: usize,
+    /// Triangles.
+    pub triangles: usize,
+    /// Joints its skin binds it to (0: it moves rigidly with its node).
+    pub skin_joints: usize,
+    /// Morph targets (blend shapes).
+    pub morph_targets: usize,
+    /// Its material's name, if it has one.
+    pub material: Option<String>,
+    /// Whether the material has a base colour texture.
+    pub texture: bool,
+}
+
+impl MeshReport {
+    /// The report of `mesh`.
+    pub fn new(mesh: &crate::model::mesh::SkinnedMesh) -> MeshReport {
+        MeshReport {
+            name: mesh.name.clone(),
+            vertices: mesh.positions.len(),
+            triangles: mesh.indices.len() / 3,
+            skin_joints: if mesh.rigid {
+                0
+            } else {
+                mesh.joints_used.len()
+            },
+            morph_targets: mesh.morph_targets.len(),
+            material: mesh.material.as_ref().map(|m| m.name.clone()),
+            texture: mesh
+                .material
+                .as_ref()
+                .is_some_and(|m| m.base_color_texture.is_some()),
+        }
+    }
+}
+
 /// One clip.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClipReport {
@@ -171,6 +215,7 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
     };
     let read = crate::ops::read::read(path, &options)?;
     let sockets = read.character.sockets;
+    let meshes: Vec<MeshReport> = read.character.meshes.iter().map(MeshReport::new).collect();
     let mut read = crate::model::ReadOutcome {
         asset: read.character.asset,
         diagnostics: read.diagnostics,
@@ -188,6 +233,7 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
     )?;
     let mut inspection = Inspection::new(path, &read.asset, read.diagnostics);
     inspection.sockets = places;
+    inspection.meshes = meshes;
     Ok(inspection)
 }
 
@@ -317,6 +363,7 @@ impl Inspection {
             expressions,
             clips,
             sockets: Vec::new(),
+            meshes: Vec::new(),
             diagnostics,
         }
     }
@@ -414,6 +461,34 @@ impl Inspection {
                 clip.tracks,
                 kinds.join(", ")
             )?;
+        }
+        if !self.meshes.is_empty() {
+            let skinned = self.meshes.iter().filter(|m| m.skin_joints > 0).count();
+            writeln!(out, "\nmeshes: {} ({skinned} skinned)", self.meshes.len())?;
+            for mesh in &self.meshes {
+                let mut parts = vec![
+                    format!("{} vertices", mesh.vertices),
+                    format!("{} triangles", mesh.triangles),
+                    if mesh.skin_joints > 0 {
+                        format!("skinned to {} joints", mesh.skin_joints)
+                    } else {
+                        "rigid on its node".to_owned()
+                    },
+                ];
+                if mesh.morph_targets > 0 {
+                    parts.push(format!("{} morph targets", mesh.morph_targets));
+                }
+                if let Some(material) = &mesh.material {
+                    let texture = if mesh.texture { " (textured)" } else { "" };
+                    parts.push(format!("material {material:?}{texture}"));
+                }
+                writeln!(
+                    out,
+                    "  {:<32} {}",
+                    format!("{:?}", mesh.name),
+                    parts.join(", ")
+                )?;
+            }
         }
         if !self.sockets.is_empty() {
             writeln!(out, "\nsockets: {}", self.sockets.len())?;

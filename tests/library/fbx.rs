@@ -81,7 +81,18 @@ fn humanoid_rigs_map_every_main_bone_to_the_right_joint() {
         ("maya_kenney_character_7700_binary.fbx", expected("", &[])),
     ];
     for (name, pairs) in cases {
-        let asset = humanoid::read_asset(&corpus(name)).unwrap().asset;
+        let outcome = humanoid::read_asset(&corpus(name)).unwrap();
+        // The HumanIK rigs by the humanik table (the names with their Character1_ prefix).
+        if name.contains("character_7500") || name.contains("human_ik") {
+            let how = outcome
+                .diagnostics
+                .iter()
+                .find(|d| d.code == "HUMANOID_MAPPED")
+                .map(|d| d.message.clone())
+                .unwrap_or_default();
+            assert!(how.contains("table humanik"), "{name}: {how}");
+        }
+        let asset = outcome.asset;
         let humanoid = asset
             .humanoids
             .first()
@@ -641,4 +652,62 @@ fn corpus_fbx_convert_to_glb_the_validator_passes_and_kenney_to_a_vrm_three_vrm_
             "{bone}: three-vrm puts it {d} m from the FBX's rest"
         );
     }
+}
+
+/// The barbarian's blend shapes are morph targets: two on its hair and one on its body, each
+/// moving some vertices by less than the character's size and leaving others where they are;
+/// `inspect` lists its meshes with their skins.
+#[test]
+fn blend_shapes_are_morph_targets_and_inspect_lists_the_meshes() {
+    let path = corpus("blender_293_barbarian_7400_binary.fbx");
+    let read = humanoid::read(&path, &humanoid::ReadOptions::default()).unwrap();
+    let count = |name: &str| {
+        read.character
+            .meshes
+            .iter()
+            .filter(|m| m.name == name)
+            .map(|m| m.morph_targets.len())
+            .max()
+    };
+    assert_eq!((count("hair"), count("body")), (Some(2), Some(1)));
+    for mesh in read
+        .character
+        .meshes
+        .iter()
+        .filter(|m| !m.morph_targets.is_empty())
+    {
+        assert_eq!(mesh.morph_weights.len(), mesh.morph_targets.len());
+        for target in &mesh.morph_targets {
+            assert_eq!(
+                target.positions.len(),
+                mesh.positions.len(),
+                "{}",
+                target.name
+            );
+            let lengths: Vec<f32> = target
+                .positions
+                .iter()
+                .map(|d| glam::Vec3::from(*d).length())
+                .collect();
+            let moved = lengths.iter().filter(|l| **l > 1e-6).count();
+            assert!(
+                moved > 0 && moved < lengths.len(),
+                "{} {}: {moved} of {} vertices move",
+                mesh.name,
+                target.name,
+                lengths.len()
+            );
+            assert!(
+                lengths.iter().all(|l| *l < 2.0),
+                "{} {}",
+                mesh.name,
+                target.name
+            );
+        }
+    }
+    let inspection = humanoid::inspect::inspect(&path).unwrap();
+    let hair = inspection.meshes.iter().find(|m| m.name == "hair").unwrap();
+    assert_eq!((hair.morph_targets, hair.texture), (2, true));
+    assert!(hair.skin_joints > 0 && hair.triangles > 0);
+    assert_eq!(inspection.meshes.len(), read.character.meshes.len());
 }

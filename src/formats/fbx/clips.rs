@@ -63,6 +63,19 @@ pub fn bake_all(
         if !clip.tracks().is_empty() {
             hold_posed(&mut clip, asset, posed, path)?;
         }
+        let weights = baked
+            .elements
+            .iter()
+            .flat_map(|e| e.props.iter())
+            .filter(|p| &*p.name == "DeformPercent" && !p.constant_value)
+            .count();
+        if weights > 0 {
+            diagnostics.warn(
+                "FBX_BLEND_SHAPES_DROPPED",
+                format!("clip {:?}", clip.name),
+                format!("{weights} animated blend shape weight(s) not read: the shapes are morph targets at their default weights"),
+            );
+        }
         if clip.tracks().is_empty() {
             diagnostics.info(
                 "FBX_CLIP_EMPTY",

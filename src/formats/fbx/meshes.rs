@@ -5,13 +5,14 @@
 //! cluster's bone is a joint with ufbx's `geometry_to_bone` as its inverse bind matrix, and the
 //! four largest weights are kept, renormalised (ufbx's own evaluation divides by the weights'
 //! sum too). A vertex no cluster weighs, and every vertex of a mesh without a skin, follows the
-//! mesh's own node, as ufbx evaluates it. Blend shapes and external texture files are reported
-//! (`FBX_BLEND_SHAPES_DROPPED`, `FBX_TEXTURE_DROPPED`), not read.
+//! mesh's own node, as ufbx evaluates it. Each blend shape channel is a morph target (its
+//! full-weight shape, offsets per vertex, the channel's weight as the default); external texture
+//! files are reported (`FBX_TEXTURE_DROPPED`), not read.
 
 use glam::Mat4;
 
 use crate::error::Diagnostics;
-use crate::model::mesh::{Image, Material, SkinnedMesh};
+use crate::model::mesh::{Image, Material, MorphTarget, SkinnedMesh};
 use crate::model::skeleton::JointId;
 
 /// The meshes of `scene` on the skeleton (`joints`: each ufbx node's joint), each with the
@@ -29,14 +30,7 @@ pub fn read_meshes(
             continue;
         };
         let name = node.element.name.to_string();
-        if !mesh.blend_deformers.is_empty() {
-            let shapes: usize = mesh.blend_deformers.iter().map(|d| d.channels.len()).sum();
-            diagnostics.warn(
-                "FBX_BLEND_SHAPES_DROPPED",
-                format!("mesh {name:?}"),
-                format!("{shapes} blend shape channel(s) not read (morph targets from FBX are not built yet)"),
-            );
-        }
+        let shapes = blend_shapes(mesh);
         let skin = mesh.skin_deformers.first();
         if mesh.skin_deformers.len() > 1 {
             diagnostics.warn(
@@ -137,6 +131,8 @@ pub fn read_meshes(
                 material: material.map(|m| read_material(m, &name, diagnostics)),
                 ..SkinnedMesh::default()
             };
+            // Each output vertex's ufbx vertex (for the blend shapes' offsets).
+            let mut vertex_of: Vec<usize> = Vec::new();
             for face in faces.iter().filter_map(|&f| mesh.faces.get(f)) {
                 if face.num_indices < 3 {
                     continue;
@@ -164,12 +160,17 @@ pub fn read_meshes(
                         .vertex_indices
                         .get(corner)
                         .map_or(usize::MAX, |&v| v as usize);
+                    vertex_of.push(vertex);
                     let (joints, weights) = influences(vertex);
                     out.joints.push(joints);
                     out.weights.push(weights);
                 }
             }
             if !out.indices.is_empty() {
+                for shape in &shapes {
+                    out.morph_targets.push(shape.target(&vertex_of));
+                    out.morph_weights.push(shape.weight);
+                }
                 made.push(out);
             }
         }
@@ -185,6 +186,72 @@ pub fn read_meshes(
         }
     }
     (meshes, nodes)
+}
+
+/// One blend shape channel at full weight: its name, default weight and per-vertex offsets.
+struct BlendShape {
+    name: String,
+    weight: f32,
+    /// Position and normal offsets by ufbx vertex index (zero where the shape does not move
+    /// the vertex).
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+}
+
+impl BlendShape {
+    /// The morph target of a mesh whose vertex `i` is ufbx vertex `vertex_of[i]`.
+    fn target(&self, vertex_of: &[usize]) -> MorphTarget {
+        let at = |list: &[[f32; 3]], v: usize| list.get(v).copied().unwrap_or([0.0; 3]);
+        MorphTarget {
+            name: self.name.clone(),
+            positions: vertex_of.iter().map(|&v| at(&self.positions, v)).collect(),
+            normals: if self.normals.is_empty() {
+                Vec::new()
+            } else {
+                vertex_of.iter().map(|&v| at(&self.normals, v)).collect()
+            },
+        }
+    }
+}
+
+/// Every blend shape channel of `mesh` (its full-weight shape: the last keyframe's, as FBX's
+/// in-between shapes end there), with the channel's default weight.
+fn blend_shapes(mesh: &ufbx::Mesh) -> Vec<BlendShape> {
+    let count = mesh.num_vertices;
+    let mut shapes = Vec::new();
+    for deformer in mesh.blend_deformers.iter() {
+        for channel in deformer.channels.iter() {
+            let Some(shape) = channel.target_shape.as_deref() else {
+                continue;
+            };
+            let mut positions = vec![[0.0f32; 3]; count];
+            let mut normals = if shape.normal_offsets.is_empty() {
+                Vec::new()
+            } else {
+                vec![[0.0f32; 3]; count]
+            };
+            for (i, &vertex) in shape.offset_vertices.iter().enumerate() {
+                let vertex = vertex as usize;
+                if let (Some(slot), Some(offset)) =
+                    (positions.get_mut(vertex), shape.position_offsets.get(i))
+                {
+                    *slot = vec3(*offset);
+                }
+                if let (Some(slot), Some(offset)) =
+                    (normals.get_mut(vertex), shape.normal_offsets.get(i))
+                {
+                    *slot = vec3(*offset);
+                }
+            }
+            shapes.push(BlendShape {
+                name: channel.element.name.to_string(),
+                weight: crate::math::num::to_f32(channel.weight.clamp(0.0, 1.0)),
+                positions,
+                normals,
+            });
+        }
+    }
+    shapes
 }
 
 /// Base colour (factor included) and an embedded base-colour texture.

@@ -513,6 +513,7 @@ fn three_vrm_rotations(
     )
 }
 
+/// Its textures are files beside it, read from there.
 /// `retarget Walk.fbx --onto debug_robot.vrm --clip Walk` (the FBX Blender exported from
 /// Soldier.glb with its meshes, so with its bind pose) writes the VRMA that retargeting the
 /// GLB writes: three-vrm plays both on the robot and every humanoid bone's world rotation agrees
@@ -524,6 +525,39 @@ fn retargeting_blenders_mixamo_fbx_moves_the_robot_as_the_glb_does() {
         return;
     };
     assert!(blender["clips"]["Walk"].is_array(), "{blender}");
+    // Blender wrote the base colour textures as files beside the FBX: they are read from there,
+    // byte for byte; moved away from them, the FBX reads without them and says so.
+    let walk = dir.path().join("Walk.fbx");
+    let read = humanoid::read(&walk, &humanoid::ReadOptions::default()).unwrap();
+    let beside = std::fs::read(dir.path().join("Image_1.jpg")).unwrap();
+    for mesh in &read.character.meshes {
+        let material = mesh.material.as_ref().unwrap();
+        let texture = material
+            .base_color_texture
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no texture; {:?}", mesh.name, read.diagnostics));
+        assert_eq!(
+            (&*texture.bytes, texture.mime_type.as_str()),
+            (&beside[..], "image/jpeg")
+        );
+    }
+    let away = dir.path().join("away");
+    std::fs::create_dir(&away).unwrap();
+    std::fs::copy(&walk, away.join("Walk.fbx")).unwrap();
+    let read = humanoid::read(&away.join("Walk.fbx"), &humanoid::ReadOptions::default()).unwrap();
+    assert!(read.character.meshes.iter().all(|m| m
+        .material
+        .as_ref()
+        .unwrap()
+        .base_color_texture
+        .is_none()));
+    assert!(
+        read.diagnostics
+            .iter()
+            .any(|d| d.code == "FBX_TEXTURE_DROPPED" && d.message.contains("is not there")),
+        "{:?}",
+        read.diagnostics
+    );
     let robot =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/vrm/debug_robot.vrm");
     let from_fbx = dir.path().join("walk-fbx.vrma");

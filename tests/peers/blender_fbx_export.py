@@ -32,6 +32,35 @@ types = {"ARMATURE", "EMPTY", "MESH"} if kind == "mesh" else {"ARMATURE", "EMPTY
 objects = list(bpy.data.objects)
 clips = sorted({a.name[: -len(o.name) - 1] for a in bpy.data.actions for o in objects
                 if a.name.endswith("_" + o.name)})
+# The GLB's images, written as files beside the FBX that name them (relative paths), as a
+# character downloaded with its textures folder is.
+if kind == "mesh":
+    for image in bpy.data.images:
+        if image.packed_file is not None:
+            image.filepath_raw = os.path.join(out_dir, image.name + ".jpg")
+            image.file_format = "JPEG"
+            image.save()
+    # The glTF importer multiplies the base colour texture by baseColorFactor through a node
+    # that Blender's FBX exporter cannot follow: the image goes straight to Base Color.
+    def upstream_image(node, depth=0):
+        for socket in node.inputs:
+            for link in socket.links:
+                if link.from_node.type == "TEX_IMAGE":
+                    return link.from_node
+                found = depth < 4 and upstream_image(link.from_node, depth + 1)
+                if found:
+                    return found
+        return None
+    for material in bpy.data.materials:
+        if not material.use_nodes:
+            continue
+        tree = material.node_tree
+        bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
+        base = bsdf and bsdf.inputs["Base Color"]
+        if base and base.is_linked and base.links[0].from_node.type != "TEX_IMAGE":
+            image = upstream_image(base.links[0].from_node)
+            if image:
+                tree.links.new(image.outputs["Color"], base)
 scene = bpy.context.scene
 ranges = {}
 for clip in clips:
@@ -59,6 +88,9 @@ for clip in clips:
         bake_anim_use_nla_strips=False,
         bake_anim_force_startend_keying=True,
         bake_anim_simplify_factor=0.0,
+        # Textures as files beside the FBX, named by relative paths, not embedded.
+        path_mode="RELATIVE",
+        embed_textures=False,
     )
 print("BLENDER_JSON " + json.dumps({
     "ok": True,

@@ -6,8 +6,11 @@
 //! four largest weights are kept, renormalised (ufbx's own evaluation divides by the weights'
 //! sum too). A vertex no cluster weighs, and every vertex of a mesh without a skin, follows the
 //! mesh's own node, as ufbx evaluates it. Each blend shape channel is a morph target (its
-//! full-weight shape, offsets per vertex, the channel's weight as the default); external texture
-//! files are reported (`FBX_TEXTURE_DROPPED`), not read.
+//! full-weight shape, offsets per vertex, the channel's weight as the default). A base colour
+//! texture is read embedded, or from a PNG or JPEG file beside the FBX, never outside its folder
+//! (else `FBX_TEXTURE_DROPPED` says why).
+
+use std::path::Path;
 
 use glam::Mat4;
 
@@ -20,6 +23,7 @@ use crate::model::skeleton::JointId;
 pub fn read_meshes(
     scene: &ufbx::Scene,
     joints: &super::NodeJoints,
+    folder: Option<&Path>,
     diagnostics: &mut Diagnostics,
 ) -> (Vec<SkinnedMesh>, Vec<Option<JointId>>) {
     let mut meshes = Vec::new();
@@ -128,7 +132,7 @@ pub fn read_meshes(
                 joints_used: joints_used.clone(),
                 inverse_bind: inverse_bind.clone(),
                 rigid: skin.is_none(),
-                material: material.map(|m| read_material(m, &name, diagnostics)),
+                material: material.map(|m| read_material(m, &name, folder, diagnostics)),
                 ..SkinnedMesh::default()
             };
             // Each output vertex's ufbx vertex (for the blend shapes' offsets).
@@ -254,8 +258,14 @@ fn blend_shapes(mesh: &ufbx::Mesh) -> Vec<BlendShape> {
     shapes
 }
 
-/// Base colour (factor included) and an embedded base-colour texture.
-fn read_material(material: &ufbx::Material, mesh: &str, diagnostics: &mut Diagnostics) -> Material {
+/// Base colour (factor included) and its texture: embedded, or a PNG or JPEG file beside the
+/// FBX (its relative name, else the file name of its absolute one, inside `folder` only).
+fn read_material(
+    material: &ufbx::Material,
+    mesh: &str,
+    folder: Option<&Path>,
+    diagnostics: &mut Diagnostics,
+) -> Material {
     let base = &material.pbr.base_color;
     let factor = if material.pbr.base_factor.has_value {
         material.pbr.base_factor.value_vec4.x
@@ -275,31 +285,74 @@ fn read_material(material: &ufbx::Material, mesh: &str, diagnostics: &mut Diagno
         ..Material::default()
     };
     if let Some(texture) = base.texture.as_deref() {
-        let content: &[u8] = &texture.content;
-        match image_type(content) {
-            Some(mime) => {
-                out.base_color_texture = Some(Image {
-                    name: texture.element.name.to_string(),
-                    mime_type: mime.to_owned(),
-                    bytes: content.into(),
-                });
-            }
-            None => diagnostics.warn(
+        let embedded: &[u8] = &texture.content;
+        let found = if embedded.is_empty() {
+            texture_beside(texture, folder)
+        } else {
+            Ok(embedded.to_vec())
+        };
+        let image = found.and_then(|bytes| match image_type(&bytes) {
+            Some(mime) => Ok(Image {
+                name: texture.element.name.to_string(),
+                mime_type: mime.to_owned(),
+                bytes: bytes.into(),
+            }),
+            None => Err("the image is neither PNG nor JPEG".to_owned()),
+        });
+        match image {
+            Ok(image) => out.base_color_texture = Some(image),
+            Err(why) => diagnostics.warn(
                 "FBX_TEXTURE_DROPPED",
                 format!("mesh {mesh:?}"),
                 format!(
-                    "base colour texture {:?} not read: {}",
-                    &*texture.relative_filename,
-                    if content.is_empty() {
-                        "it is not embedded (textures beside an FBX are not read yet)"
-                    } else {
-                        "the embedded image is neither PNG nor JPEG"
-                    }
+                    "base colour texture {:?} not read: {why}",
+                    &*texture.relative_filename
                 ),
             ),
         }
     }
     out
+}
+
+/// The most bytes a texture file beside an FBX may have.
+const MAX_TEXTURE_BYTES: u64 = 64 << 20;
+
+/// The bytes of `texture`'s file beside the FBX: its relative name, else the file name of its
+/// absolute one, looked up inside `folder` (a name that climbs out, is absolute or leads out
+/// through a link is refused).
+fn texture_beside(texture: &ufbx::Texture, folder: Option<&Path>) -> Result<Vec<u8>, String> {
+    let Some(folder) = folder else {
+        return Err(
+            "it is not embedded, and the FBX was read from bytes, not from a folder".into(),
+        );
+    };
+    let relative = texture.relative_filename.replace('\\', "/");
+    let absolute = texture.filename.replace('\\', "/");
+    let file_name = absolute.rsplit('/').next().unwrap_or("").to_owned();
+    let mut why = "it is not embedded and names no file".to_owned();
+    for name in [relative, file_name] {
+        if name.is_empty() {
+            continue;
+        }
+        let path = match crate::formats::uri::parse(&name) {
+            Ok(crate::formats::uri::Uri::Relative(relative)) => {
+                crate::formats::uri::resolve(folder, &relative)
+            }
+            Ok(crate::formats::uri::Uri::Data { .. }) => {
+                Err(format!("{name:?} is not a file name"))
+            }
+            Err(e) => Err(e),
+        };
+        match path {
+            Ok(path) if path.is_file() => {
+                return crate::io::input::read_bounded(&path, MAX_TEXTURE_BYTES, "an FBX texture")
+                    .map_err(|e| e.to_string());
+            }
+            Ok(path) => why = format!("it is not embedded and {} is not there", path.display()),
+            Err(e) => why = e,
+        }
+    }
+    Err(why)
 }
 
 fn image_type(bytes: &[u8]) -> Option<&'static str> {

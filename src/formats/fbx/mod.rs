@@ -66,7 +66,8 @@ pub struct FbxRead {
 pub fn read_file(path: &Path) -> Result<FbxRead, Error> {
     let limit = crate::io::Limits::get().binary_bytes;
     let bytes = crate::io::input::read_bounded(path, limit, "an FBX file")?;
-    read(&bytes, path)
+    let folder = path.parent().unwrap_or_else(|| Path::new("."));
+    read_in(&bytes, path, Some(folder))
 }
 
 /// Reads FBX bytes; `path` names the file in messages.
@@ -75,6 +76,12 @@ pub fn read_file(path: &Path) -> Result<FbxRead, Error> {
 /// ufbx refuses the bytes (truncated, not FBX, over the memory limit): `FBX_INVALID` with
 /// ufbx's reason; the hierarchy cannot be a skeleton.
 pub fn read(bytes: &[u8], path: &Path) -> Result<FbxRead, Error> {
+    read_in(bytes, path, None)
+}
+
+/// As [`read`]; texture files the FBX names are read from `folder` (never outside it), where
+/// there is one.
+fn read_in(bytes: &[u8], path: &Path, folder: Option<&Path>) -> Result<FbxRead, Error> {
     let memory = usize::try_from(
         (bytes.len() as u64)
             .saturating_mul(2)
@@ -131,7 +138,7 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<FbxRead, Error> {
         .filter_map(|(node, own)| Some((joints.by_index(*node)?, *own)))
         .collect();
     asset.clips = clips::bake_all(&scene, &asset, &joints, &posed, path, &mut diagnostics)?;
-    let (meshes, mesh_nodes) = meshes::read_meshes(&scene, &joints, &mut diagnostics);
+    let (meshes, mesh_nodes) = meshes::read_meshes(&scene, &joints, folder, &mut diagnostics);
     let mut skin_joints: Vec<JointId> = meshes
         .iter()
         .filter(|m| !m.rigid)

@@ -22,7 +22,8 @@ pub struct RetargetArgs {
     /// Several (files, folders, glob patterns) select batch mode.
     #[arg(required = true, num_args = 1.., value_name = "ANIM")]
     anims: Vec<PathBuf>,
-    /// The character to put the motion on (glTF, GLB or VRM); repeat it to put every
+    /// The character to put the motion on (glTF, GLB or VRM; or FBX, H-Anim, BVH, built into
+    /// a GLB with its meshes as `convert` builds it); repeat it to put every
     /// animation on several characters (batch mode, one output folder per character).
     #[arg(long, value_name = "MODEL", required = true)]
     onto: Vec<PathBuf>,

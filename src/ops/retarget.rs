@@ -93,20 +93,7 @@ pub fn retarget(
     chosen.report(&mut diagnostics);
     let clip = chosen.clip;
 
-    if !input_format(model)?.is_gltf_family() {
-        return Err(Error::unsupported(format!(
-            "{}: the model must be a glTF, GLB or VRM file",
-            model.display()
-        )));
-    }
-    let read_model = crate::ops::read::read(model, &crate::ops::read::ReadOptions::default())?;
-    let mut document = read_model
-        .character
-        .carry
-        .get::<gltf::Document>()
-        .cloned()
-        .ok_or_else(|| Error::unsupported(format!("{}: no glTF document", model.display())))?;
-    let mut target = read_model.character.asset;
+    let (mut document, mut target) = model_document(model, &mut diagnostics)?;
     let declared = !target.humanoids.is_empty();
     let mapped = mapping.attach(&mut target, model)?;
     mapped.note(&format!("{} (model)", model.display()), &mut diagnostics);
@@ -487,6 +474,35 @@ fn bake_run(
         }
     }
     finite
+}
+
+/// The model as a glTF document (the retargeted clip is written into it) and its asset. A
+/// glTF-family model is its own document; any other model we read (FBX, H-Anim, BVH) is built
+/// into one with its meshes, as `convert` builds it, so the output is a GLB or glTF.
+fn model_document(
+    model: &Path,
+    diagnostics: &mut Diagnostics,
+) -> Result<(gltf::Document, crate::model::Asset), Error> {
+    if input_format(model)?.is_gltf_family() {
+        let read_model = crate::ops::read::read(model, &crate::ops::read::ReadOptions::default())?;
+        let document = read_model
+            .character
+            .carry
+            .get::<gltf::Document>()
+            .cloned()
+            .ok_or_else(|| Error::unsupported(format!("{}: no glTF document", model.display())))?;
+        return Ok((document, read_model.character.asset));
+    }
+    let options = crate::ops::read::ReadOptions {
+        meshes: crate::ops::read::MeshDetail::Bind,
+        ..crate::ops::read::ReadOptions::default()
+    };
+    let read_model = crate::ops::read::read(model, &options)?;
+    let built = crate::ops::write::built_glb(&read_model.character)?;
+    crate::ops::write::report_dropped(&built, diagnostics);
+    let document = gltf::build::document(&built, model)?;
+    let asset = vrm::asset_from_document(&document)?.asset;
+    Ok((document, asset))
 }
 
 #[cfg(test)]

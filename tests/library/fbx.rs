@@ -745,3 +745,54 @@ fn blend_shapes_are_morph_targets_and_inspect_lists_the_meshes() {
     assert!(hair.skin_joints > 0 && hair.triangles > 0);
     assert_eq!(inspection.meshes.len(), read.character.meshes.len());
 }
+
+/// `retarget` takes an FBX model too: Soldier's walk onto the Kenney FBX writes a GLB the
+/// validator passes, moving every joint as retargeting onto the GLB that `convert` makes of
+/// that FBX does (1e-5 m).
+#[test]
+fn retarget_onto_an_fbx_model_writes_what_retargeting_onto_its_glb_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let kenney = corpus("maya_kenney_character_7700_binary.fbx");
+    let kenney_glb = dir.path().join("kenney.glb");
+    humanoid_cli(&[
+        "convert".as_ref(),
+        kenney.as_os_str(),
+        kenney_glb.as_os_str(),
+    ]);
+    let onto_fbx = dir.path().join("walk-fbx.glb");
+    let onto_glb = dir.path().join("walk-glb.glb");
+    for (model, output) in [(&kenney, &onto_fbx), (&kenney_glb, &onto_glb)] {
+        humanoid_cli(&[
+            "retarget".as_ref(),
+            soldier_glb().as_os_str(),
+            "--onto".as_ref(),
+            model.as_os_str(),
+            "-o".as_ref(),
+            output.as_os_str(),
+            "--clip".as_ref(),
+            "Walk".as_ref(),
+        ]);
+    }
+    let a = humanoid::read_asset(&onto_fbx).unwrap().asset;
+    let b = humanoid::read_asset(&onto_glb).unwrap().asset;
+    assert_eq!(a.skeleton.names(), b.skeleton.names());
+    let (ca, cb) = (
+        a.clips.iter().find(|c| c.name == "Walk").unwrap(),
+        b.clips.iter().find(|c| c.name == "Walk").unwrap(),
+    );
+    for k in 0..=24 {
+        let t = k as f32 / 24.0;
+        let mut sa = humanoid::pose::fk::Sampler::new(&a.skeleton, ca);
+        sa.evaluate(t);
+        let mut sb = humanoid::pose::fk::Sampler::new(&b.skeleton, cb);
+        sb.evaluate(t);
+        for (i, (wa, wb)) in sa.worlds().iter().zip(sb.worlds()).enumerate() {
+            let d = wa.w_axis.truncate().distance(wb.w_axis.truncate());
+            assert!(
+                d <= 1e-5,
+                "frame {k}: joint {:?} {d} m apart",
+                a.skeleton.names()[i]
+            );
+        }
+    }
+}

@@ -15,7 +15,9 @@ if [ ! -d "$dir/gltf-tools/node_modules/gltf-validator" ]; then
      "$shared/tools/gltf-tools/validate.js" "$dir/gltf-tools/"
   (cd "$dir/gltf-tools" && npm ci --no-audit --no-fund --silent) >&2
 fi
-cp "$shared/tools/gltf-tools/validate.js" "$dir/gltf-tools/validate.js"
+# Our copy of the shared validate.js, with every issue counted (the shared one stops at 50
+# issues, so infos can hide errors): tests/peers/validate.js says why.
+cp "$here/tests/peers/validate.js" "$dir/gltf-tools/validate.js"
 mkdir -p "$dir/three-vrm-oracle"
 if [ ! -d "$dir/three-vrm-oracle/node_modules/@pixiv/three-vrm" ]; then
   cp "$shared/tools/three-vrm-oracle/package.json" "$shared/tools/three-vrm-oracle/package-lock.json" \

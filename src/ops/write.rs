@@ -188,7 +188,10 @@ fn write_gltf_family(
             gltf::build::document(&built, &name)?
         }
     };
-    if !declares_humanoid(&document) {
+    // A VRM is made from EXT_skeleton_humanoid: a file that declares its humanoid with
+    // KHR_character_skeleton_mapping alone gets EXT for that, and keeps its own on glTF → glTF.
+    let gltf_out = matches!(target, Format::Glb | Format::Gltf);
+    if !declares_humanoid(&document, gltf_out) {
         declare(&mut document, &character.asset)?;
     }
     // A VRM written back as VRM is the identity; a VRM made from a `.glb` (even one that kept
@@ -215,14 +218,22 @@ fn write_gltf_family(
     })
 }
 
-/// Whether a document declares a humanoid: VRM's, or `EXT_skeleton_humanoid`.
-fn declares_humanoid(document: &gltf::Document) -> bool {
+/// Whether a document declares a humanoid: VRM's, `EXT_skeleton_humanoid`, or (where
+/// `khr_counts`) a `KHR_character_skeleton_mapping` of the VRM humanoid rig (kept as it is: a
+/// glTF → glTF write adds no EXT_skeleton_humanoid beside it).
+fn declares_humanoid(document: &gltf::Document, khr_counts: bool) -> bool {
+    let extensions = document.root.extensions.as_ref();
+    let khr_humanoid = extensions
+        .and_then(|e| e.get(gltf::khr_character::MAPPING))
+        .and_then(|m| m.get("skeletalRigMappings"))
+        .and_then(|r| r.as_object())
+        .is_some_and(|rigs| {
+            rigs.keys()
+                .any(|k| gltf::khr_character::is_vrm_humanoid_rig(k))
+        });
     vrm::flavour(document).is_some()
-        || document
-            .root
-            .extensions
-            .as_ref()
-            .is_some_and(|e| e.contains_key(ext::NAME))
+        || extensions.is_some_and(|e| e.contains_key(ext::NAME))
+        || (khr_counts && khr_humanoid)
 }
 
 /// Declares the character's first humanoid with `EXT_skeleton_humanoid` (rooted at the

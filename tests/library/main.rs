@@ -21,6 +21,7 @@ mod gltf_document;
 mod godot;
 mod hanim;
 mod hanim_appearance;
+mod khr_character;
 mod mapping_tables;
 mod normalize;
 mod read_write;

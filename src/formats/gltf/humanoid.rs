@@ -200,7 +200,7 @@ fn humanoids(
 ) -> Result<Vec<HumanoidSkeleton>, Error> {
     let root = &document.root;
     let Some(value) = root.extensions.as_ref().and_then(|e| e.get(ext::NAME)) else {
-        return Ok(Vec::new());
+        return khr_humanoid(document, skeleton, ids, diagnostics);
     };
     if !root.extensions_used.iter().any(|e| e == ext::NAME) {
         diagnostics.warn(
@@ -273,6 +273,69 @@ fn humanoids(
         });
     }
     Ok(out)
+}
+
+/// A document without EXT_skeleton_humanoid: the humanoid `KHR_character_skeleton_mapping`
+/// declares (the VRM humanoid rig), rooted at `KHR_character.rootNode`, taken as it is.
+fn khr_humanoid(
+    document: &Document,
+    skeleton: &Skeleton,
+    ids: &[JointId],
+    diagnostics: &mut Diagnostics,
+) -> Result<Vec<HumanoidSkeleton>, Error> {
+    use super::khr_character as khr;
+    let root = &document.root;
+    let names: Vec<Option<&str>> = root.nodes.iter().map(|n| n.name.as_deref()).collect();
+    let Some(declared) = khr::read_root(
+        root.extensions.as_ref(),
+        &names,
+        document.path(),
+        diagnostics,
+    )?
+    else {
+        return Ok(Vec::new());
+    };
+    for name in [khr::CHARACTER, khr::MAPPING] {
+        let present = root
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(name));
+        if present && !root.extensions_used.iter().any(|e| e == name) {
+            diagnostics.warn(
+                "EXT_NOT_DECLARED",
+                "/extensionsUsed",
+                format!("{name} is used but not listed in extensionsUsed"),
+            );
+        }
+    }
+    let mut bones = BoneMap::new();
+    for &(bone, node) in &declared.bones {
+        bones.set(bone, joint_of(ids, node));
+    }
+    let pointer = format!("/extensions/{}/skeletalRigMappings", khr::MAPPING);
+    for mut found in validate_bone_map(skeleton, &bones).iter().cloned() {
+        if found.location.is_empty() {
+            found.location = pointer.clone();
+        }
+        diagnostics.push(found.code, found.severity, found.location, found.message);
+    }
+    diagnostics.info(
+        "KHR_MAPPING_READ",
+        pointer,
+        format!(
+            "the humanoid is the file's {} rig {:?}: {} bones, taken as declared",
+            khr::MAPPING,
+            declared.rig,
+            declared.bones.len()
+        ),
+    );
+    Ok(vec![HumanoidSkeleton {
+        // The drafts say nothing of the rest pose's shape (KHR_character_reference_pose does):
+        // the T-pose corrections are measured.
+        declared_t_pose: false,
+        root: declared.root_node.and_then(|n| joint_of(ids, n)),
+        bones,
+    }])
 }
 
 fn shorten(items: &[&str], shown: usize) -> String {

@@ -40,6 +40,7 @@ pub mod ext_skeleton_humanoid;
 pub mod glb;
 pub mod humanoid;
 pub mod json;
+pub mod khr_character;
 pub mod meshes;
 mod morph;
 mod ordered;

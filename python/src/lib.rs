@@ -87,7 +87,7 @@ fn _read_only(py: Python<'_>, path: PathBuf) -> PyResult<usize> {
 #[pyfunction]
 #[pyo3(signature = (
     src, dst, to=None, force=false, map=None, mappings=Vec::new(), clip=None, normalize=false,
-    rest="node", rebind=false, strip_vrm=false, vrm_name=None, vrm_authors=Vec::new(),
+    rest="auto", rebind=false, strip_vrm=false, vrm_name=None, vrm_authors=Vec::new(),
     vrm_license_url=None, bvh_scale=None, bvh_order=None, bvh_units=None
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -128,6 +128,7 @@ fn convert(
             bvh_order: order,
             bvh_write_scale: units,
             normalize,
+            khr_character: Default::default(),
         };
         report_json(&humanoid::convert(&src, &dst, &options)?, tables)
     })
@@ -283,7 +284,7 @@ fn pose<'py>(
 
 /// Rebases a character on the canonical T-pose and writes it (`convert(..., normalize=True)`).
 #[pyfunction]
-#[pyo3(signature = (src, dst, to=None, force=false, rest="node", rebind=false, map=None, mappings=Vec::new()))]
+#[pyo3(signature = (src, dst, to=None, force=false, rest="auto", rebind=false, map=None, mappings=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn normalize(
     py: Python<'_>,

@@ -22,13 +22,15 @@ pub fn format(to: Option<&str>) -> Result<Option<Format>, Error> {
     .transpose()
 }
 
-/// `rest="node"` or `"bind"`.
+/// `rest="auto"`, `"node"`, `"bind"` or `"reference"`.
 pub fn rest(rest: &str) -> Result<RestReference, Error> {
     match rest {
+        "auto" => Ok(RestReference::Auto),
         "node" => Ok(RestReference::Node),
         "bind" => Ok(RestReference::Bind),
+        "reference" => Ok(RestReference::Reference),
         other => Err(Error::unsupported(format!(
-            "rest={other:?}: expected \"node\" or \"bind\""
+            "rest={other:?}: expected \"auto\", \"node\", \"bind\" or \"reference\""
         ))),
     }
 }

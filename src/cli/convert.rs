@@ -71,9 +71,10 @@ pub struct ConvertArgs {
     /// the mesh its bind (exact).
     #[arg(long)]
     normalize: bool,
-    /// With --normalize: the rest to measure, the nodes' (`node`, default) or the pose the
-    /// inverse bind matrices describe (`bind`).
-    #[arg(long, value_name = "node|bind", requires = "normalize")]
+    /// With --normalize: the rest to measure, the nodes' (`node`), the pose the inverse bind
+    /// matrices describe (`bind`) or the file's KHR_character_reference_pose (`reference`);
+    /// default: the reference pose where the file declares one, else the nodes'.
+    #[arg(long, value_name = "node|bind|reference", requires = "normalize")]
     rest: Option<Rest>,
     /// With --normalize: also bake the mesh into the T-pose (vertices, normals, tangents,
     /// morph deltas; new inverse bind matrices); reports the largest vertex deviation.
@@ -83,6 +84,37 @@ pub struct ConvertArgs {
     /// (the best table or the skeleton's shape), a table name or a TOML file.
     #[command(flatten)]
     maps: MapArgs,
+    /// Add the Khronos avatar drafts to a .glb, .gltf or VRM 1.0 output (KHR_character, its
+    /// skeleton mapping keyed by the VRM humanoid URI (`uri`, default) or the pull request's
+    /// `vrmHumanoid` node indices (`node-index`), a T-pose KHR_character_reference_pose,
+    /// KHR_node_lookat_target nodes). Default: added when the input is not glTF-family.
+    #[arg(long, value_name = "uri|node-index", num_args = 0..=1, default_missing_value = "uri")]
+    khr_character: Option<KhrForm>,
+    /// Never add the Khronos avatar drafts.
+    #[arg(long, conflicts_with = "khr_character")]
+    no_khr_character: bool,
+}
+
+/// `--khr-character`: the skeleton mapping's wire form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KhrForm {
+    /// `{"<VRM humanoid URI>": {role: {node, name}}}`.
+    Uri,
+    /// `{"vrmHumanoid": {role: node}}`.
+    NodeIndex,
+}
+
+impl KhrForm {
+    /// What `--khr-character[=FORM]` and `--no-khr-character` ask for.
+    pub fn choice(form: Option<KhrForm>, off: bool) -> humanoid::ops::khr_write::KhrCharacter {
+        use humanoid::ops::khr_write::{KhrCharacter, MappingForm};
+        match (form, off) {
+            (_, true) => KhrCharacter::Off,
+            (Some(KhrForm::Uri), _) => KhrCharacter::On(MappingForm::Uri),
+            (Some(KhrForm::NodeIndex), _) => KhrCharacter::On(MappingForm::NodeIndex),
+            (None, false) => KhrCharacter::Auto,
+        }
+    }
 }
 
 /// `--rest`: the rest pose `--normalize` measures.
@@ -92,6 +124,8 @@ enum Rest {
     Node,
     // The pose the inverse bind matrices describe.
     Bind,
+    // The file's declared reference pose.
+    Reference,
 }
 
 impl ConvertArgs {
@@ -100,8 +134,10 @@ impl ConvertArgs {
         let mapping = self.maps.rig_mapping()?;
         let normalize = self.normalize.then_some(NormalizeOptions {
             rest: match self.rest {
-                None | Some(Rest::Node) => RestReference::Node,
+                None => RestReference::Auto,
+                Some(Rest::Node) => RestReference::Node,
                 Some(Rest::Bind) => RestReference::Bind,
+                Some(Rest::Reference) => RestReference::Reference,
             },
             rebind: self.rebind,
         });
@@ -122,6 +158,7 @@ impl ConvertArgs {
             bvh_order: self.bvh_out.order(),
             bvh_write_scale: self.bvh_out.scale(),
             normalize,
+            khr_character: KhrForm::choice(self.khr_character, self.no_khr_character),
         };
         Ok((options, mapping.diagnostics))
     }

@@ -1,4 +1,4 @@
-//! `humanoid map FILE [--json] [-o TABLE.toml] [--map TABLE] [--mappings DIR]`.
+//! `humanoid map FILE [--json] [-o TABLE.toml | -o RIG.glb] [--map TABLE] [--mappings DIR]`.
 //!
 //! The mapping every command uses ([`humanoid::mapping::policy`]): the file's own declaration
 //! first ("declared by the file"); `--map auto` runs the tables and the auto-mapper instead, to
@@ -21,8 +21,9 @@ pub struct MapCommandArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
-    /// Write the mapping as an editable table.
-    #[arg(short, long, value_name = "TABLE.toml")]
+    /// Write the mapping as an editable table (`.toml`), or the rig with its mapping declared
+    /// as KHR_character_skeleton_mapping (`.glb`, `.gltf`).
+    #[arg(short, long, value_name = "TABLE.toml|RIG.glb")]
     out: Option<PathBuf>,
     /// Replace an existing table file.
     #[arg(long)]
@@ -38,11 +39,37 @@ impl MapCommandArgs {
             (&self.file, self.json, self.out.as_deref(), self.force);
         let tables = self.maps.tables()?;
         let (report, mapped) = map_file(file, &tables)?;
+        let mut written = None;
         if let Some(path) = table_out {
-            humanoid::io::output::check(path, force)?;
-            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("rig");
-            let text = report.to_toml(stem, &file.display().to_string());
-            std::fs::write(path, text).map_err(|e| humanoid::Error::io(path, e))?;
+            let extension = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase);
+            if matches!(extension.as_deref(), Some("glb" | "gltf")) {
+                if maps_no_required_bone(&mapped) {
+                    return Err(humanoid::Error::unsupported(format!(
+                        "{}: no required bone is mapped ({}), so no humanoid can be declared in {}; name the rig's table with --map TABLE",
+                        file.display(),
+                        mapped.by(),
+                        path.display()
+                    ))
+                    .into());
+                }
+                let options = humanoid::ConvertOptions {
+                    force,
+                    mapping: Some(tables.to_rig_mapping()),
+                    khr_character: humanoid::ops::khr_write::KhrCharacter::On(
+                        humanoid::ops::khr_write::MappingForm::Uri,
+                    ),
+                    ..humanoid::ConvertOptions::default()
+                };
+                written = Some(humanoid::convert(file, path, &options)?);
+            } else {
+                humanoid::io::output::check(path, force)?;
+                let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("rig");
+                let text = report.to_toml(stem, &file.display().to_string());
+                std::fs::write(path, text).map_err(|e| humanoid::Error::io(path, e))?;
+            }
         }
         let code = if maps_no_required_bone(&mapped) {
             eprintln!(
@@ -59,6 +86,9 @@ impl MapCommandArgs {
             return Ok(code);
         }
         print_diagnostics(out, &tables.diagnostics)?;
+        if let Some(written) = &written {
+            print_diagnostics(out, &written.diagnostics)?;
+        }
         writeln!(out, "{}: {}", file.display(), mapped.line())?;
         writeln!(out, "  {:<24} {:>5}  {:>5}  joint", "bone", "node", "conf")?;
         for (bone, name) in &report.bones {

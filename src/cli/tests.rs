@@ -35,7 +35,7 @@ fn a_bad_value_names_the_flag_and_the_choices() {
             "--rest",
             "x"
         ]),
-        r#"--rest "x": expected node or bind"#
+        r#"--rest "x": expected node, bind or reference"#
     );
     assert_eq!(
         message(&["humanoid", "convert", "a", "b", "--to", "obj"]),

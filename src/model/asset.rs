@@ -9,6 +9,7 @@ use super::clip::{Clip, TrackTarget};
 use super::face::{Expression, LookAt};
 use super::format::Format;
 use super::humanoid::{BoneMap, Meta};
+use super::reference_pose::ReferencePose;
 use super::skeleton::{JointId, RawJoint, Skeleton};
 use crate::error::{Diagnostics, Error};
 
@@ -41,6 +42,9 @@ pub struct Asset {
     /// mesh or hold a camera or a light (and are no skin joint). [`Asset::rig_only`] leaves
     /// them out; empty for formats whose joints are all bones (BVH, H-Anim).
     pub attachments: Vec<JointId>,
+    /// The reference pose the file declares apart from its rest (glTF
+    /// `KHR_character_reference_pose`), which the T-pose normaliser measures in.
+    pub reference_pose: Option<ReferencePose>,
 }
 
 /// The direction a character faces in its file's space.
@@ -70,6 +74,7 @@ impl Asset {
             skin_joints: Vec::new(),
             weighted_joints: Vec::new(),
             attachments: Vec::new(),
+            reference_pose: None,
         }
     }
 }
@@ -262,6 +267,19 @@ impl Asset {
                 kept
             })
             .collect();
+        let reference_pose = self.reference_pose.as_ref().map(|pose| ReferencePose {
+            pose_type: pose.pose_type.clone(),
+            locals: skeleton
+                .joints()
+                .filter(|j| keep.get(j.index()).copied().unwrap_or(false))
+                .map(|j| {
+                    pose.locals
+                        .get(j.index())
+                        .copied()
+                        .unwrap_or(skeleton.rest_local(j))
+                })
+                .collect(),
+        });
         let mut look_at = self.look_at.clone();
         if let Some(look_at) = &mut look_at {
             look_at.joint = look_at.joint.and_then(map);
@@ -283,6 +301,7 @@ impl Asset {
                 .filter_map(|&j| map(j))
                 .collect(),
             attachments: Vec::new(),
+            reference_pose,
         }
     }
 }

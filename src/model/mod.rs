@@ -11,6 +11,7 @@ pub mod fold;
 pub mod format;
 pub mod humanoid;
 pub mod mesh;
+pub mod reference_pose;
 pub mod skeleton;
 pub mod socket;
 pub mod validate;

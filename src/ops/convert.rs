@@ -40,6 +40,10 @@ pub struct ConvertOptions {
     /// Rebase the skeleton (and its clips, and with `rebind` its mesh) on the canonical T-pose
     /// before writing (glTF family).
     pub normalize: Option<crate::pose::normalize::NormalizeOptions>,
+    /// Whether a `.glb`, `.gltf` or VRM 1.0 output gets the Khronos avatar drafts
+    /// (`KHR_character` …, [`crate::ops::khr_write`]; by default only one made from a
+    /// non-glTF input does).
+    pub khr_character: crate::ops::khr_write::KhrCharacter,
 }
 
 pub use crate::mapping::RigMapping;
@@ -82,6 +86,7 @@ pub fn convert(input: &Path, output: &Path, options: &ConvertOptions) -> Result<
         clip: options.clip.clone(),
         bvh_order: options.bvh_order,
         bvh_scale: options.bvh_write_scale,
+        khr_character: options.khr_character,
     };
     // The target by extension alone (a `.vrm`'s version is the input's, known after the read).
     let by_extension = match options.to {

@@ -19,6 +19,9 @@
 //!   "clips": [ {"name": str, "duration": float, "tracks": int,
 //!               "node_tracks": int, "bone_tracks": int,
 //!               "expression_tracks": int, "look_at_tracks": int} ],
+//!   "avatar": { "extensions": [str], "root_node": int|null, "rigs": [[key, joints]],
+//!               "reference_pose": str|null, "lookat_targets": int, "expressions": int,
+//!               "visibility_hints": int, "skeleton_bones": int }|null,
 //!   "diagnostics": [ {"code": str, "severity": "info"|"warning"|"error",
 //!                     "location": str, "message": str} ] }
 //! ```
@@ -63,8 +66,102 @@ pub struct Inspection {
     /// The meshes and their skins, where the reader reads them with the skeleton (FBX, H-Anim;
     /// a glTF-family file's meshes are left in the file: empty).
     pub meshes: Vec<MeshReport>,
+    /// The Khronos avatar drafts the file uses (glTF family; `None` when it uses none).
+    pub avatar: Option<AvatarReport>,
     /// Everything found while reading.
     pub diagnostics: Diagnostics,
+}
+
+/// What a glTF-family file declares with the Khronos avatar drafts (glTF pull requests #2512
+/// and #2626).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AvatarReport {
+    /// The drafts it lists in `extensionsUsed` (`KHR_character*`, `KHR_node_*`,
+    /// `KHR_mesh_primitive_visibility_hint`, `KHR_skeleton_bone`).
+    pub extensions: Vec<String>,
+    /// `KHR_character.rootNode`.
+    pub root_node: Option<usize>,
+    /// Each rig of `KHR_character_skeleton_mapping`: its key and how many joints it maps.
+    pub rigs: Vec<(String, usize)>,
+    /// The reference pose's `poseType` (`KHR_character_reference_pose`).
+    pub reference_pose: Option<String>,
+    /// Nodes marked `KHR_node_lookat_target`.
+    pub lookat_targets: usize,
+    /// Expressions of `KHR_character_expression`.
+    pub expressions: usize,
+    /// Nodes and primitives with a visibility hint.
+    pub visibility_hints: usize,
+    /// Nodes with `KHR_skeleton_bone`.
+    pub skeleton_bones: usize,
+}
+
+impl AvatarReport {
+    /// The report of a document's JSON, `None` when it uses none of the drafts.
+    pub fn of(root: &crate::formats::gltf::json::Root) -> Option<AvatarReport> {
+        use crate::formats::gltf::khr_character as khr;
+        let is_avatar = |name: &str| {
+            name.starts_with("KHR_character")
+                || name.starts_with("KHR_node_")
+                || name == "KHR_mesh_primitive_visibility_hint"
+                || name == "KHR_skeleton_bone"
+        };
+        let extensions: Vec<String> = root
+            .extensions_used
+            .iter()
+            .filter(|e| is_avatar(e))
+            .cloned()
+            .collect();
+        let root_extensions = root.extensions.as_ref();
+        if extensions.is_empty() && !root_extensions.is_some_and(|e| e.keys().any(|k| is_avatar(k)))
+        {
+            return None;
+        }
+        let get = |name: &str| root_extensions.and_then(|e| e.get(name));
+        let node_has = |name: &str| {
+            root.nodes
+                .iter()
+                .filter(|n| n.extensions.as_ref().is_some_and(|e| e.contains_key(name)))
+                .count()
+        };
+        let primitive_hints = root
+            .meshes
+            .iter()
+            .flat_map(|m| m.primitives.iter())
+            .filter(|p| {
+                p.other
+                    .get("extensions")
+                    .and_then(|e| e.get("KHR_mesh_primitive_visibility_hint"))
+                    .is_some()
+            })
+            .count();
+        Some(AvatarReport {
+            extensions,
+            root_node: get(khr::CHARACTER)
+                .and_then(|c| c.get("rootNode"))
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok()),
+            rigs: get(khr::MAPPING)
+                .and_then(|m| m.get("skeletalRigMappings"))
+                .and_then(serde_json::Value::as_object)
+                .map(|rigs| {
+                    rigs.iter()
+                        .map(|(k, v)| (k.clone(), v.as_object().map_or(0, |o| o.len())))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            reference_pose: root
+                .animations
+                .iter()
+                .find_map(|a| khr::reference_pose_type(&a.other)),
+            lookat_targets: node_has(crate::ops::khr_write::LOOKAT_TARGET),
+            expressions: get("KHR_character_expression")
+                .and_then(|e| e.get("expressions"))
+                .and_then(serde_json::Value::as_array)
+                .map_or(0, Vec::len),
+            visibility_hints: node_has("KHR_node_visibility_hint") + primitive_hints,
+            skeleton_bones: node_has("KHR_skeleton_bone"),
+        })
+    }
 }
 
 /// One humanoid skeleton: its root and the 55-bone table.
@@ -215,6 +312,11 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
     };
     let read = crate::ops::read::read(path, &options)?;
     let sockets = read.character.sockets;
+    let avatar = read
+        .character
+        .carry
+        .get::<crate::formats::gltf::Document>()
+        .and_then(|d| AvatarReport::of(&d.root));
     let meshes: Vec<MeshReport> = read.character.meshes.iter().map(MeshReport::new).collect();
     let mut read = crate::model::ReadOutcome {
         asset: read.character.asset,
@@ -234,6 +336,7 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
     let mut inspection = Inspection::new(path, &read.asset, read.diagnostics);
     inspection.sockets = places;
     inspection.meshes = meshes;
+    inspection.avatar = avatar;
     Ok(inspection)
 }
 
@@ -364,6 +467,7 @@ impl Inspection {
             clips,
             sockets: Vec::new(),
             meshes: Vec::new(),
+            avatar: None,
             diagnostics,
         }
     }
@@ -503,9 +607,42 @@ impl Inspection {
                 )?;
             }
         }
+        if let Some(avatar) = &self.avatar {
+            avatar.write_text(out)?;
+        }
         writeln!(out, "\ndiagnostics: {}", self.diagnostics.len())?;
         for diagnostic in &self.diagnostics {
             writeln!(out, "  {diagnostic}")?;
+        }
+        Ok(())
+    }
+}
+
+impl AvatarReport {
+    fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
+        writeln!(
+            out,
+            "\nKhronos avatar drafts: {}",
+            self.extensions.join(", ")
+        )?;
+        if let Some(root) = self.root_node {
+            writeln!(out, "  KHR_character root node {root}")?;
+        }
+        for (rig, joints) in &self.rigs {
+            writeln!(out, "  skeleton mapping {rig:?}: {joints} joints")?;
+        }
+        if let Some(pose) = &self.reference_pose {
+            writeln!(out, "  reference pose {pose}")?;
+        }
+        for (count, what) in [
+            (self.lookat_targets, "look-at target node(s)"),
+            (self.expressions, "expression(s)"),
+            (self.visibility_hints, "visibility hint(s)"),
+            (self.skeleton_bones, "KHR_skeleton_bone node(s)"),
+        ] {
+            if count > 0 {
+                writeln!(out, "  {count} {what}")?;
+            }
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ pub mod bone_pose;
 pub mod convert;
 pub mod demo;
 pub mod inspect;
+pub mod khr_write;
 pub mod output;
 #[cfg(feature = "preview")]
 pub mod preview;

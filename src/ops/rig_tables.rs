@@ -72,6 +72,15 @@ impl Tables {
         })
     }
 
+    /// These tables as a conversion's mapping (the forced table, else the best or the
+    /// auto-mapper).
+    pub fn to_rig_mapping(&self) -> RigMapping {
+        RigMapping {
+            library: self.library.clone(),
+            table: self.forced.clone(),
+        }
+    }
+
     /// The mapping option of a conversion: `None` when neither a table nor a folder is given
     /// (the file's declaration, else the built-in tables, as every operation does alone).
     ///

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use crate::error::{Diagnostics, Error};
 use crate::formats::gltf::{self, virtual_transform};
-use crate::model::socket::Socket;
+use crate::model::socket::{Socket, SocketKind};
+use crate::model::JointId;
 use crate::pose::fk::Sampler;
 use crate::pose::socket::{world_all, VtMode};
 
@@ -98,7 +99,17 @@ pub fn sockets_of(
         |node| joint_of.get(node).copied().flatten(),
         diagnostics,
     )?;
-    // A VRM's gaze origin, unless a virtual transform already carries it.
+    // A look-at node that repeats a virtual transform (a VRM → glTF write lists the gaze
+    // origin in both) is one socket.
+    for target in lookat_targets(document, &joint_of) {
+        let repeated = sockets
+            .iter()
+            .any(|s| s.name == target.name && s.parent == target.parent && s.kind == target.kind);
+        if !repeated {
+            sockets.push(target);
+        }
+    }
+    // A VRM's gaze origin, unless a virtual transform or a look-at node already carries it.
     let gaze_listed = sockets
         .iter()
         .any(|s| s.kind == Some(crate::model::socket::SocketKind::GazeOrigin));
@@ -106,6 +117,58 @@ pub fn sockets_of(
         sockets.extend(crate::formats::vrm::gaze::socket(asset));
     }
     Ok(sockets)
+}
+
+/// The nodes marked `KHR_node_lookat_target` as sockets on their parent joint: the node's
+/// own rest is the offset, its `hint` the tag (a kind tag such as `gaze_origin` gives that
+/// kind; any other hint, or none, is a `look_at` target).
+fn lookat_targets(document: &gltf::Document, joint_of: &[Option<JointId>]) -> Vec<Socket> {
+    let nodes = &document.root.nodes;
+    let mut parent_of: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        for child in &node.children {
+            if let Some(slot) = parent_of.get_mut(child.as_usize()) {
+                *slot = Some(i);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let Some(marker) = node
+            .extensions
+            .as_ref()
+            .and_then(|e| e.get(crate::ops::khr_write::LOOKAT_TARGET))
+        else {
+            continue;
+        };
+        let hint = marker.get("hint").and_then(serde_json::Value::as_str);
+        let parent = parent_of
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|p| joint_of.get(p).copied().flatten());
+        let mut socket = Socket::new(
+            node.name.clone().unwrap_or_else(|| format!("node {i}")),
+            parent,
+        );
+        if let Some(rest) = joint_of
+            .get(i)
+            .copied()
+            .flatten()
+            .map(|_| crate::formats::gltf::humanoid::node_rest(node))
+        {
+            socket.translation = rest.translation;
+            socket.rotation = rest.rotation;
+            socket.scale = rest.scale;
+        }
+        let mut tags = vec![hint.unwrap_or(SocketKind::LookAtTarget.tag()).to_owned()];
+        if SocketKind::from_tags(&tags).is_none() {
+            tags.push(SocketKind::LookAtTarget.tag().to_owned());
+        }
+        socket.set_tags(tags);
+        out.push(socket);
+    }
+    out
 }
 
 /// The world transform of every socket of `path`, at rest or at `options.time`.

@@ -39,6 +39,9 @@ pub struct WriteOptions {
     pub bvh_order: Option<bvh::EulerOrder>,
     /// BVH: metres per file unit (default: a BVH character's own, else centimetres).
     pub bvh_scale: Option<f64>,
+    /// Whether a `.glb`, `.gltf` or VRM 1.0 output gets the Khronos avatar drafts
+    /// ([`crate::ops::khr_write`]; by default only a document built from the model does).
+    pub khr_character: crate::ops::khr_write::KhrCharacter,
 }
 
 /// What a write did.
@@ -164,13 +167,28 @@ fn write_gltf_family(
 ) -> Result<Written, Error> {
     let inputs: Vec<&Path> = character.source.iter().map(PathBuf::as_path).collect();
     let mut diagnostics = Diagnostics::new();
+    let carried = character.carry.get::<gltf::Document>().is_some();
+    let khr_form = match options.khr_character.form(carried) {
+        Some(form) if matches!(target, Format::Glb | Format::Gltf | Format::Vrm1) => Some(form),
+        Some(_) => {
+            if options.khr_character != crate::ops::khr_write::KhrCharacter::Auto {
+                diagnostics.warn(
+                    "KHR_CHARACTER_NOT_WRITTEN",
+                    "",
+                    format!("KHR_character is written on .glb, .gltf and VRM 1.0 outputs, not on {target}"),
+                );
+            }
+            None
+        }
+        None => None,
+    };
     let mut document = match character.carry.get::<gltf::Document>() {
         Some(document) => document.clone(),
         None => {
             let built = built_glb(character)?;
             report_dropped(&built, &mut diagnostics);
             report_toon_dropped(character, target, &mut diagnostics);
-            if target == Format::Glb {
+            if target == Format::Glb && khr_form.is_none() {
                 // Nothing to declare or turn: the built GLB is written as it is.
                 let written = gltf::build::write_glb(&built, path)?;
                 diagnostics.extend(written.diagnostics);
@@ -191,7 +209,9 @@ fn write_gltf_family(
     // A VRM is made from EXT_skeleton_humanoid: a file that declares its humanoid with
     // KHR_character_skeleton_mapping alone gets EXT for that, and keeps its own on glTF → glTF.
     let gltf_out = matches!(target, Format::Glb | Format::Gltf);
-    if !declares_humanoid(&document, gltf_out) {
+    // A .glb/.gltf that gets KHR_character_skeleton_mapping declares its humanoid with it.
+    let declared_by_khr = gltf_out && khr_form.is_some() && carried;
+    if !(declares_humanoid(&document, gltf_out) || declared_by_khr) {
         declare(&mut document, &character.asset)?;
     }
     // A VRM written back as VRM is the identity; a VRM made from a `.glb` (even one that kept
@@ -200,8 +220,23 @@ fn write_gltf_family(
         Format::for_input(document.path()),
         Ok(Format::Vrm1 | Format::Vrm0 | Format::Vrma)
     );
-    let (document, prepared) =
+    drop_broken_skeleton_bone(&mut document, &mut diagnostics);
+    if khr_form.is_some() {
+        // A VRM's expressions and first-person annotations, while its VRM extension is there
+        // (--strip-vrm removes it next).
+        vrm::khr_expression::vrm_to_khr(&mut document, &mut diagnostics)?;
+    }
+    let (mut document, prepared) =
         vrm::convert::prepare(document, from_vrm_file, target, &options.vrm)?;
+    if let Some(form) = khr_form {
+        crate::ops::khr_write::add_prepared(
+            &mut document,
+            character,
+            carried,
+            form,
+            &mut diagnostics,
+        )?;
+    }
     let mut all = document.diagnostics().clone();
     all.extend(diagnostics);
     all.extend(prepared);
@@ -216,6 +251,34 @@ fn write_gltf_family(
         files: written.files,
         diagnostics: all,
     })
+}
+
+/// A document that lists `KHR_skeleton_bone` but breaks its rules is written without it (a
+/// reader would trust rules that do not hold), with a warning naming the first broken rule.
+fn drop_broken_skeleton_bone(document: &mut gltf::Document, diagnostics: &mut Diagnostics) {
+    use crate::formats::gltf::khr_skeleton_bone as bone;
+    if !document
+        .root
+        .extensions_used
+        .iter()
+        .any(|e| e == bone::NAME)
+    {
+        return;
+    }
+    let mut found = Diagnostics::new();
+    bone::check(&document.root, &mut found);
+    let Some(first) = found
+        .iter()
+        .find(|d| d.severity == crate::error::Severity::Error)
+    else {
+        return;
+    };
+    let message = format!(
+        "the input lists KHR_skeleton_bone but breaks its rules ({}: {}); the output leaves it off",
+        first.location, first.message
+    );
+    bone::drop_extension(&mut document.root);
+    diagnostics.warn("KHR_SKELETON_BONE_DROPPED", "/extensionsUsed", message);
 }
 
 /// Whether a document declares a humanoid: VRM's, `EXT_skeleton_humanoid`, or (where

@@ -303,13 +303,81 @@ pub fn t_pose_hips_height(
     Some(positions.get(hips.index())?.y - lowest)
 }
 
-/// The pose the normaliser measures against the canonical T-pose (`--rest node|bind`).
+/// `S_b` for every bone of a rig resting in `skeleton`, measured in another pose of the same
+/// joints (`posed`: a declared reference pose) rather than in the rest: the T-pose world rotation
+/// `S'_b · W_b(posed)` measured there, reached from the rest as `S_b = S'_b · W_b(posed) ·
+/// W_b(rest)⁻¹`. With `posed` the rest itself this is [`corrections`].
+///
+/// ```
+/// use humanoid::model::humanoid::BoneMap;
+/// use humanoid::model::skeleton::{RawJoint, Skeleton};
+/// use humanoid::model::HumanBone;
+/// use humanoid::pose::normalize::{corrections, corrections_via};
+/// use humanoid::pose::trs::Trs;
+/// use glam::{Quat, Vec3};
+///
+/// // A left arm resting along +X (the T-pose), and a reference pose in which the shoulder
+/// // turns it to hang down.
+/// let arm = |shoulder: Quat| {
+///     let joint = |name: &str, parent, t: Vec3| RawJoint { name: name.into(), parent, rest: Trs::from_translation(t) };
+///     let mut upper = joint("upper", None, Vec3::new(0.2, 1.4, 0.0));
+///     upper.rest.rotation = shoulder;
+///     Skeleton::from_raw(vec![
+///         upper,
+///         joint("lower", Some(0), Vec3::new(0.3, 0.0, 0.0)),
+///         joint("hand", Some(1), Vec3::new(0.25, 0.0, 0.0)),
+///     ])
+/// };
+/// let (rest, ids) = arm(Quat::IDENTITY)?;
+/// let (hanging, _) = arm(Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2))?;
+/// let mut bones = BoneMap::new();
+/// bones.set(HumanBone::LeftUpperArm, Some(ids[0]));
+/// bones.set(HumanBone::LeftLowerArm, Some(ids[1]));
+/// bones.set(HumanBone::LeftHand, Some(ids[2]));
+/// // Measured in either pose, the rest already is the T-pose: no correction.
+/// let via = corrections_via(&rest, &hanging, &bones, Quat::IDENTITY);
+/// let direct = corrections(&rest, &bones, Quat::IDENTITY);
+/// for bone in [HumanBone::LeftUpperArm, HumanBone::LeftLowerArm] {
+///     assert!(via[bone.index()].abs_diff_eq(Quat::IDENTITY, 1e-6));
+///     assert!(direct[bone.index()].abs_diff_eq(Quat::IDENTITY, 1e-6));
+/// }
+/// # Ok::<(), humanoid::model::skeleton::SkeletonError>(())
+/// ```
+pub fn corrections_via(
+    skeleton: &Skeleton,
+    posed: &Skeleton,
+    bones: &BoneMap,
+    turn: Quat,
+) -> [Quat; HumanBone::COUNT] {
+    let mut out = corrections(posed, bones, turn);
+    for (bone, joint) in bones.iter() {
+        if !(skeleton.contains(joint) && posed.contains(joint)) {
+            continue;
+        }
+        if let Some(slot) = out.get_mut(bone.index()) {
+            let rest = skeleton.rest_world(joint).rotation;
+            let pose = posed.rest_world(joint).rotation;
+            *slot = (*slot * pose * rest.inverse()).normalize();
+        }
+    }
+    out
+}
+
+/// The pose the normaliser measures against the canonical T-pose (`--rest
+/// node|bind|reference`; by default the declared reference pose where the file has one, else
+/// the node rest).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RestReference {
-    /// The nodes' rest TRS, composed along the node chain.
+    /// The declared reference pose ([`RestReference::Reference`]) where the file has one, else
+    /// the node rest ([`RestReference::Node`]).
     #[default]
+    Auto,
+    /// The nodes' rest TRS, composed along the node chain.
     Node,
+    /// The reference pose the file declares (glTF `KHR_character_reference_pose`): its one-key
+    /// animation played on the rest.
+    Reference,
     /// The skins' bind pose: each joint's world transform `B · IBM⁻¹`, `B` the skin's
     /// bind-shape matrix.
     Bind,
@@ -322,8 +390,8 @@ pub enum RestReference {
 /// use humanoid::pose::normalize::{NormalizeOptions, RestReference};
 /// // `convert --normalize --rest bind --rebind`:
 /// let options = NormalizeOptions { rest: RestReference::Bind, rebind: true };
-/// // `convert --normalize`: the node rest, vertices kept.
-/// assert_eq!(NormalizeOptions::default(), NormalizeOptions { rest: RestReference::Node, rebind: false });
+/// // `convert --normalize`: the declared reference pose or else the node rest, vertices kept.
+/// assert_eq!(NormalizeOptions::default(), NormalizeOptions { rest: RestReference::Auto, rebind: false });
 /// # let _ = options;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -332,4 +400,80 @@ pub struct NormalizeOptions {
     pub rest: RestReference,
     /// Also bake the mesh into the T-pose (`--rebind`).
     pub rebind: bool,
+}
+
+/// Every joint's local transform in the canonical T-pose of `skeleton`'s humanoid `bones`: a
+/// mapped bone's world rotation becomes `S_b · W_b(rest)` ([`corrections`], or
+/// [`corrections_via`] the declared reference pose `posed`), set top-down; translations and
+/// scales stay, and a joint that is no bone keeps its local rotation. With `declared_t_pose`
+/// (EXT_skeleton_humanoid, VRM) the rest is the T-pose and is returned as it is.
+///
+/// ```
+/// use glam::{Quat, Vec3};
+/// use humanoid::model::humanoid::BoneMap;
+/// use humanoid::model::skeleton::{RawJoint, Skeleton};
+/// use humanoid::model::HumanBone;
+/// use humanoid::pose::normalize::t_pose_locals;
+/// use humanoid::pose::trs::Trs;
+///
+/// // A left arm hanging down from a turned shoulder: in the T-pose it points along +X.
+/// let joint = |name: &str, parent, t: Vec3| RawJoint { name: name.into(), parent, rest: Trs::from_translation(t) };
+/// let mut upper = joint("upper", None, Vec3::new(0.2, 1.4, 0.0));
+/// upper.rest.rotation = Quat::from_rotation_z(-std::f32::consts::FRAC_PI_2);
+/// let (skeleton, ids) = Skeleton::from_raw(vec![
+///     upper,
+///     joint("lower", Some(0), Vec3::new(0.3, 0.0, 0.0)),
+///     joint("hand", Some(1), Vec3::new(0.25, 0.0, 0.0)),
+/// ])?;
+/// let mut bones = BoneMap::new();
+/// bones.set(HumanBone::LeftUpperArm, Some(ids[0]));
+/// bones.set(HumanBone::LeftLowerArm, Some(ids[1]));
+/// bones.set(HumanBone::LeftHand, Some(ids[2]));
+/// let locals = t_pose_locals(&skeleton, &bones, Quat::IDENTITY, None, false);
+/// assert!(locals[0].rotation.abs_diff_eq(Quat::IDENTITY, 1e-6));
+/// assert_eq!(locals[1].translation, Vec3::new(0.3, 0.0, 0.0));
+/// # Ok::<(), humanoid::model::skeleton::SkeletonError>(())
+/// ```
+pub fn t_pose_locals(
+    skeleton: &Skeleton,
+    bones: &BoneMap,
+    turn: Quat,
+    posed: Option<&Skeleton>,
+    declared_t_pose: bool,
+) -> Vec<crate::math::trs::Trs> {
+    use glam::DQuat;
+    let mut locals = skeleton.rest_locals().to_vec();
+    if declared_t_pose {
+        return locals;
+    }
+    let corrections = match posed {
+        Some(posed) => corrections_via(skeleton, posed, bones, turn),
+        None => corrections(skeleton, bones, turn),
+    };
+    let count = skeleton.len();
+    let mut wanted: Vec<Option<DQuat>> = vec![None; count];
+    for (bone, joint) in bones.iter() {
+        if let (Some(slot), Some(correction)) =
+            (wanted.get_mut(joint.index()), corrections.get(bone.index()))
+        {
+            let rest = skeleton.rest_world(joint).rotation.as_dquat();
+            *slot = Some((correction.as_dquat() * rest).normalize());
+        }
+    }
+    let order: Vec<usize> = (0..count).collect();
+    let parents: Vec<Option<usize>> = skeleton
+        .parents()
+        .iter()
+        .map(|p| p.map(|p| p.index()))
+        .collect();
+    let rest: Vec<DQuat> = locals.iter().map(|l| l.rotation.as_dquat()).collect();
+    // Parents come first in a skeleton, so the order is valid and this cannot fail.
+    if let Ok(rotations) =
+        crate::pose::bake::t_pose_local_rotations(&order, &parents, &rest, &wanted, 1e-9)
+    {
+        for (local, rotation) in locals.iter_mut().zip(rotations) {
+            local.rotation = rotation.as_quat().normalize();
+        }
+    }
+    locals
 }

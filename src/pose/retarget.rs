@@ -70,6 +70,18 @@ impl<'a> Side<'a> {
                 [Quat::IDENTITY; HumanBone::COUNT],
                 normalize::declared_turn(asset.facing),
             )
+        } else if let Some(posed) = asset
+            .reference_pose
+            .as_ref()
+            .and_then(|pose| pose.skeleton(&asset.skeleton))
+        {
+            // Measured in the reference pose the file declares, not guessed from the rest.
+            let turn = normalize::measured_turn(&posed, &humanoid.bones)
+                .unwrap_or_else(|| normalize::declared_turn(asset.facing));
+            (
+                normalize::corrections_via(&asset.skeleton, &posed, &humanoid.bones, turn),
+                turn,
+            )
         } else {
             let turn = normalize::measured_turn(&asset.skeleton, &humanoid.bones)
                 .unwrap_or_else(|| normalize::declared_turn(asset.facing));

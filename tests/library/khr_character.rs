@@ -144,6 +144,15 @@ fn every_wire_form_of_the_skeleton_mapping_reads_as_the_declared_humanoid() {
         })),
         "URI-keyed",
     );
+    // 0b5vr/khr-character-testbed's VRM converter (appendKHRCharacterSkeleton.ts): the same
+    // {node, name} objects under the key "vrmHumanoid".
+    assert_declared(
+        &document(json!({
+            "KHR_character": character,
+            "KHR_character_skeleton_mapping": {"skeletalRigMappings": {"vrmHumanoid": uri.clone()}}
+        })),
+        "testbed",
+    );
     // The pull request's: {vrmHumanoid: {role: node}}.
     let index: serde_json::Map<String, Value> = BONES
         .iter()

@@ -35,6 +35,7 @@ use crate::math::trs::Trs;
 use crate::model::asset::{Asset, HumanoidSkeleton, ReadOutcome};
 use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::humanoid::BoneMap;
+use crate::model::reference_pose::ReferencePose;
 use crate::model::skeleton::{JointId, RawJoint, Skeleton};
 use crate::model::validate::validate_bone_map;
 use crate::model::Format;
@@ -93,15 +94,37 @@ pub fn asset_from_document_with(document: &Document, clips: Clips) -> Result<Rea
         }
     }
     let humanoids = humanoids(document, &skeleton, &ids, &mut diagnostics)?;
+    super::khr_skeleton_bone::check(&document.root, &mut diagnostics);
     check_bind_pose(document, &skeleton, &ids, &mut diagnostics);
     let mut clips = Vec::with_capacity(document.root.animations.len());
+    let mut reference_pose = None;
+    // The animations KHR_character_expression plays are expressions, not clips.
+    let expressions = super::khr_character::expression_animations(&document.root);
     for (a, animation) in document.root.animations.iter().enumerate() {
+        if expressions.contains(&a) {
+            continue;
+        }
+        // A declared reference pose is not a clip: the first one is the humanoid's reference.
+        if let Some(pose_type) = super::khr_character::reference_pose_type(&animation.other) {
+            if reference_pose.is_none() {
+                let pose = clip(document, a, animation, &ids, &mut diagnostics)?;
+                reference_pose = Some(pose_of(&skeleton, &pose, pose_type));
+            } else {
+                diagnostics.warn(
+                    "KHR_REFERENCE_POSE_EXTRA",
+                    format!("/animations/{a}"),
+                    "a second KHR_character_reference_pose animation: the first is the reference, this one is kept in the file and not read",
+                );
+            }
+            continue;
+        }
         if decode_clips {
             clips.push(clip(document, a, animation, &ids, &mut diagnostics)?);
         }
     }
     let (skin_joints, weighted_joints) = skin_joints(document, &ids, &mut diagnostics);
     let mut asset = Asset::new(format_of(document), skeleton, source_indices);
+    asset.reference_pose = reference_pose;
     asset.humanoids = humanoids;
     asset.clips = clips;
     asset.skin_joints = skin_joints;
@@ -110,8 +133,33 @@ pub fn asset_from_document_with(document: &Document, clips: Clips) -> Result<Rea
     Ok(ReadOutcome { asset, diagnostics })
 }
 
-/// The nodes that draw a mesh or hold a camera or a light (`KHR_lights_punctual`) and are no
-/// skin joint: things hung on the tree, not bones.
+/// A reference pose from its one-key animation: each joint's rest, with what the animation
+/// sets at its first key.
+fn pose_of(skeleton: &Skeleton, pose: &Clip, pose_type: String) -> ReferencePose {
+    let mut locals = skeleton.rest_locals().to_vec();
+    for track in pose.tracks() {
+        let TrackTarget::Joint(joint) = track.target() else {
+            continue;
+        };
+        let Some(local) = locals.get_mut(joint.index()) else {
+            continue;
+        };
+        let t = track.start_time();
+        match track.property() {
+            Property::Translation => {
+                local.translation = track.sample_vec3(t).unwrap_or(local.translation)
+            }
+            Property::Rotation => local.rotation = track.sample_quat(t).unwrap_or(local.rotation),
+            Property::Scale => local.scale = track.sample_vec3(t).unwrap_or(local.scale),
+            Property::Weights(_) => {}
+        }
+    }
+    ReferencePose { pose_type, locals }
+}
+
+/// The nodes that draw a mesh, hold a camera or a light (`KHR_lights_punctual`) or mark a
+/// look-at target (`KHR_node_lookat_target`) and are no skin joint: things hung on the tree,
+/// not bones.
 fn attachments(document: &Document, ids: &[JointId], skin_joints: &[JointId]) -> Vec<JointId> {
     document
         .root
@@ -121,10 +169,10 @@ fn attachments(document: &Document, ids: &[JointId], skin_joints: &[JointId]) ->
         .filter(|(_, node)| {
             node.mesh.is_some()
                 || node.camera.is_some()
-                || node
-                    .extensions
-                    .as_ref()
-                    .is_some_and(|e| e.contains_key("KHR_lights_punctual"))
+                || node.extensions.as_ref().is_some_and(|e| {
+                    e.contains_key("KHR_lights_punctual")
+                        || e.contains_key("KHR_node_lookat_target")
+                })
         })
         .filter_map(|(n, _)| ids.get(n).copied())
         .filter(|joint| !skin_joints.contains(joint))
@@ -162,6 +210,10 @@ fn skeleton(document: &Document) -> Result<(Skeleton, Vec<JointId>), Error> {
 
 /// A node's local rest transform (its matrix decomposed, or its TRS with glTF's defaults).
 /// Rotations are normalized for the math; the document keeps them as written.
+pub fn node_rest(node: &Node) -> Trs {
+    rest_of(node)
+}
+
 fn rest_of(node: &Node) -> Trs {
     if let Some(matrix) = &node.matrix {
         let m = floats(matrix).map(to_f32);

@@ -250,3 +250,59 @@ fn bone_named(name: &str) -> Option<HumanBone> {
 fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
+
+/// The animation extension marking a reference pose (not a clip).
+pub const REFERENCE_POSE: &str = "KHR_character_reference_pose";
+
+/// The pose type of an animation marked `KHR_character_reference_pose` (`TPose` when the
+/// extension names none, as the schema's default), `None` for any other animation.
+///
+/// ```
+/// use humanoid::formats::gltf::khr_character::reference_pose_type;
+/// let marked: serde_json::Map<String, serde_json::Value> = serde_json::from_str(
+///     r#"{"extensions": {"KHR_character_reference_pose": {"poseType": "APose"}}}"#).unwrap();
+/// assert_eq!(reference_pose_type(&marked).as_deref(), Some("APose"));
+/// assert_eq!(reference_pose_type(&serde_json::Map::new()), None);
+/// ```
+pub fn reference_pose_type(animation_other: &Map<String, Value>) -> Option<String> {
+    let marker = animation_other.get("extensions")?.get(REFERENCE_POSE)?;
+    Some(
+        marker
+            .get("poseType")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .unwrap_or(crate::model::reference_pose::T_POSE)
+            .to_owned(),
+    )
+}
+
+/// The animation that declares the reference pose (`KHR_character_reference_pose`), the first
+/// where several do.
+pub fn reference_pose_animation(root: &super::json::Root) -> Option<usize> {
+    root.animations
+        .iter()
+        .position(|a| reference_pose_type(&a.other).is_some())
+}
+
+/// The root extension naming a character's expressions (each an animation, not a clip).
+pub const EXPRESSION: &str = "KHR_character_expression";
+
+/// The animations `KHR_character_expression` names (in range, sorted, each once): expressions,
+/// which a reader does not take as clips.
+pub fn expression_animations(root: &super::json::Root) -> Vec<usize> {
+    let mut out: Vec<usize> = root
+        .extensions
+        .as_ref()
+        .and_then(|e| e.get(EXPRESSION))
+        .and_then(|e| e.get("expressions"))
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|entry| entry.get("animation").and_then(Value::as_u64))
+        .filter_map(|a| usize::try_from(a).ok())
+        .filter(|&a| a < root.animations.len())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}

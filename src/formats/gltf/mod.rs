@@ -41,6 +41,7 @@ pub mod glb;
 pub mod humanoid;
 pub mod json;
 pub mod khr_character;
+pub mod khr_skeleton_bone;
 pub mod meshes;
 mod morph;
 mod ordered;

@@ -7,8 +7,9 @@
 //! humanoid maps the rig) and returns a new document whose rest pose is the canonical T-pose
 //! (ARCHITECTURE.md §3):
 //!
-//! 1. **Reference.** The pose measured is the nodes' rest ([`RestReference::Node`], the
-//!    default) or the skin's bind pose ([`RestReference::Bind`]: each joint's world transform
+//! 1. **Reference.** The pose measured is the reference pose the file declares
+//!    ([`RestReference::Reference`], `KHR_character_reference_pose`: the default where there is
+//!    one), the nodes' rest ([`RestReference::Node`], the default otherwise) or the skin's bind pose ([`RestReference::Bind`]: each joint's world transform
 //!    `B · IBM⁻¹`, with `B` the skin's bind-shape matrix: the skinned mesh node's world transform
 //!    when the skin was bound in that node's space, as CesiumMan's and RobotExpressive's are, and
 //!    the identity otherwise). When the default is taken and the bind pose is another pose
@@ -198,10 +199,22 @@ pub fn normalize_document(
     let scene = Scene::read(document, compressed.is_none())?;
     let bind = bind_pose(&scene, document);
     let mut diagnostics = Diagnostics::new();
-    let reference = Reference::measured(document, asset, humanoid, &scene, &bind, options.rest)?;
+    let rest = match options.rest {
+        RestReference::Auto if reference::reference_animation(document).is_some() => {
+            diagnostics.info(
+                "NORMALIZE_REFERENCE_POSE",
+                "",
+                "the file declares a reference pose (KHR_character_reference_pose): it is the pose measured (--rest node measures the node rest)",
+            );
+            RestReference::Reference
+        }
+        RestReference::Auto => RestReference::Node,
+        other => other,
+    };
+    let reference = Reference::measured(document, asset, humanoid, &scene, &bind, rest)?;
     let turn = turn_of(asset, humanoid, &reference, &mut diagnostics);
     let before = reference.deviations(turn);
-    if options.rest == RestReference::Node {
+    if rest == RestReference::Node {
         if let Ok(bind) = &bind {
             note_bind_pose(asset, humanoid, bind, turn, &before, &mut diagnostics);
         }
@@ -231,7 +244,7 @@ pub fn normalize_document(
     let after = Reference::new(asset, humanoid, &t_pose, Vec::new(), Vec::new())?.deviations(turn);
     let vertex_deviation = vertex_deviation(&scene, &out, compressed, &mut diagnostics)?;
     let report = NormalizeReport {
-        reference: options.rest,
+        reference: rest,
         before,
         after,
         nodes_changed,
@@ -496,8 +509,9 @@ fn report_diagnostics(report: &NormalizeReport, diagnostics: &mut Diagnostics) {
         .map(|(bone, d)| format!("{bone} {d:.1}°"))
         .collect();
     let reference = match report.reference {
-        RestReference::Node => "node rest",
+        RestReference::Node | RestReference::Auto => "node rest",
         RestReference::Bind => "bind pose",
+        RestReference::Reference => "declared reference pose",
     };
     let largest = report.largest_fixed().map_or_else(
         || "no bone could be measured".to_owned(),

@@ -478,11 +478,21 @@ fn add_vrmc_vrm(
         .license_url
         .clone()
         .unwrap_or_else(|| VRM_PUBLIC_LICENSE_URL.to_owned());
-    let vrm = json!({
+    let mut vrm = json!({
         "specVersion": "1.0",
         "meta": {"name": name, "authors": authors, "licenseUrl": license},
         "humanoid": {"humanBones": Value::Object(human_bones)}
     });
+    // Expressions and first-person annotations the file declares with the Khronos avatar
+    // drafts (KHR_character_expression, visibility hints).
+    if let Some((expressions, annotations)) =
+        super::khr_expression::khr_to_vrm1(document, diagnostics)?
+    {
+        vrm["expressions"] = expressions;
+        if let Some(annotations) = annotations {
+            vrm["firstPerson"] = json!({ "meshAnnotations": annotations });
+        }
+    }
     root_extensions(document).insert(VRMC_VRM.to_owned(), vrm);
     use_extension(document, VRMC_VRM);
     diagnostics.info(

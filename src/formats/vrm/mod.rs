@@ -21,6 +21,7 @@ pub mod convert;
 pub mod downgrade;
 pub mod gaze;
 pub mod humanoid;
+pub mod khr_expression;
 pub(crate) mod licence;
 pub mod migrate;
 pub mod validate;
@@ -88,6 +89,7 @@ pub fn asset_from_document_with(
     clips: gltf::humanoid::Clips,
 ) -> Result<ReadOutcome, Error> {
     let mut outcome = gltf::humanoid::asset_from_document_with(document, clips)?;
+    khr_expression::check(&document.root, &mut outcome.diagnostics);
     let Some(flavour) = flavour(document) else {
         return Ok(outcome);
     };

@@ -189,6 +189,23 @@ impl Reference {
                 rest_chain_rotations(scene),
                 scene.rest.iter().map(|r| r.rotation).collect(),
             ),
+            RestReference::Reference | RestReference::Auto => {
+                let pose = reference_animation(document).and_then(|a| scene.clips.get(a));
+                let Some(pose) = pose else {
+                    return Err(Error::unsupported(format!(
+                        "{}: --rest reference: the file declares no reference pose (KHR_character_reference_pose); measure the node rest (--rest node) or the bind pose (--rest bind)",
+                        document.path().display()
+                    )));
+                };
+                let worlds = scene.pose(Some(pose), 0.0);
+                Reference::new(
+                    asset,
+                    humanoid,
+                    &worlds,
+                    decomposed_rotations(&worlds),
+                    reference_locals(scene, &worlds),
+                )
+            }
             RestReference::Bind => {
                 let bind = bind.as_ref().map_err(|why| {
                     Error::unsupported(format!("{}: --rest bind: {why}", document.path().display()))
@@ -249,6 +266,11 @@ impl Reference {
         }
         wanted
     }
+}
+
+/// The animation that declares the reference pose (`KHR_character_reference_pose`).
+pub(in crate::formats::gltf) fn reference_animation(document: &Document) -> Option<usize> {
+    crate::formats::gltf::khr_character::reference_pose_animation(&document.root)
 }
 
 /// Each node's world rotation: the rotation part of its world matrix.

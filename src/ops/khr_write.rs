@@ -332,6 +332,13 @@ fn t_pose(character: &Character) -> Vec<Trs> {
     let Some(humanoid) = asset.humanoids.first() else {
         return asset.skeleton.rest_locals().to_vec();
     };
+    if let Some(pose) = asset
+        .reference_pose
+        .as_ref()
+        .filter(|p| p.pose_type == T_POSE && p.locals.len() == asset.skeleton.len())
+    {
+        return pose.locals.clone();
+    }
     let posed = asset
         .reference_pose
         .as_ref()

@@ -303,6 +303,28 @@ pub fn t_pose_hips_height(
     Some(positions.get(hips.index())?.y - lowest)
 }
 
+/// `S_b` for every bone of a rig resting in `skeleton` whose file declares `posed` to be its
+/// T-pose (a `KHR_character_reference_pose` of type `TPose`): taken as declared, as a T-pose
+/// rest is, so `S_b = W_b(posed) · W_b(rest)⁻¹` (the identity where the rest is that pose).
+pub fn corrections_to(
+    skeleton: &Skeleton,
+    posed: &Skeleton,
+    bones: &BoneMap,
+) -> [Quat; HumanBone::COUNT] {
+    let mut out = [Quat::IDENTITY; HumanBone::COUNT];
+    for (bone, joint) in bones.iter() {
+        if !(skeleton.contains(joint) && posed.contains(joint)) {
+            continue;
+        }
+        if let Some(slot) = out.get_mut(bone.index()) {
+            let rest = skeleton.rest_world(joint).rotation;
+            let pose = posed.rest_world(joint).rotation;
+            *slot = (pose * rest.inverse()).normalize();
+        }
+    }
+    out
+}
+
 /// `S_b` for every bone of a rig resting in `skeleton`, measured in another pose of the same
 /// joints (`posed`: a declared reference pose) rather than in the rest: the T-pose world rotation
 /// `S'_b · W_b(posed)` measured there, reached from the rest as `S_b = S'_b · W_b(posed) ·

@@ -32,7 +32,7 @@ use crate::error::{Diagnostics, Error};
 use crate::math::trs::{normalize_rotation, Trs};
 use crate::model::asset::{Asset, HumanoidSkeleton};
 use crate::model::clip::{Clip, Property, TrackTarget};
-use crate::model::skeleton::JointId;
+use crate::model::skeleton::{JointId, Skeleton};
 use crate::model::HumanBone;
 use crate::pose::fk::Sampler;
 use crate::pose::ground::{self, GroundCurve};
@@ -49,6 +49,9 @@ pub struct Side<'a> {
     /// The turn from canonical space (+Z facing) into the file's space: declared (VRM 0.x
     /// faces −Z) or, for a mapped rig, measured from its left/right joints.
     pub turn: Quat,
+    /// Whether the file declares its T-pose: a T-pose rest (EXT_skeleton_humanoid, VRM, VRMA)
+    /// or a `TPose` reference pose (`KHR_character_reference_pose`), taken as declared.
+    pub declared_t_pose: bool,
 }
 
 impl<'a> Side<'a> {
@@ -65,23 +68,32 @@ impl<'a> Side<'a> {
             ))
         })?;
         use crate::pose::normalize;
+        let mut declared_t_pose = humanoid.declared_t_pose;
         let (corrections, turn) = if humanoid.declared_t_pose {
             (
                 [Quat::IDENTITY; HumanBone::COUNT],
                 normalize::declared_turn(asset.facing),
             )
-        } else if let Some(posed) = asset
-            .reference_pose
-            .as_ref()
-            .and_then(|pose| pose.skeleton(&asset.skeleton))
-        {
-            // Measured in the reference pose the file declares, not guessed from the rest.
-            let turn = normalize::measured_turn(&posed, &humanoid.bones)
-                .unwrap_or_else(|| normalize::declared_turn(asset.facing));
-            (
-                normalize::corrections_via(&asset.skeleton, &posed, &humanoid.bones, turn),
-                turn,
-            )
+        } else if let Some((posed, t_pose)) = asset.reference_pose.as_ref().and_then(|pose| {
+            let t_pose = pose.pose_type == crate::model::reference_pose::T_POSE;
+            pose.skeleton(&asset.skeleton).map(|posed| (posed, t_pose))
+        }) {
+            if t_pose {
+                // A declared T-pose is taken as declared, as a T-pose rest is.
+                declared_t_pose = true;
+                (
+                    normalize::corrections_to(&asset.skeleton, &posed, &humanoid.bones),
+                    normalize::declared_turn(asset.facing),
+                )
+            } else {
+                // Measured in the reference pose the file declares, not guessed from the rest.
+                let turn = normalize::measured_turn(&posed, &humanoid.bones)
+                    .unwrap_or_else(|| normalize::declared_turn(asset.facing));
+                (
+                    normalize::corrections_via(&asset.skeleton, &posed, &humanoid.bones, turn),
+                    turn,
+                )
+            }
         } else {
             let turn = normalize::measured_turn(&asset.skeleton, &humanoid.bones)
                 .unwrap_or_else(|| normalize::declared_turn(asset.facing));
@@ -95,6 +107,7 @@ impl<'a> Side<'a> {
             humanoid,
             corrections,
             turn,
+            declared_t_pose,
         })
     }
 
@@ -633,7 +646,7 @@ fn hips_motion(
     // by the hips-height ratio. When a side is a measured rig, the legs set the scale (their
     // lengths may be a different share of the hips height) and the ankles stay at their
     // heights, so a planted foot lands on the target's ground.
-    let legs = (!source.humanoid.declared_t_pose || !target.humanoid.declared_t_pose)
+    let legs = (!source.declared_t_pose || !target.declared_t_pose)
         .then(|| Some((leg_length(source)?, leg_length(target)?)))
         .flatten();
     let (ratio, from, to) = match legs {
@@ -757,6 +770,17 @@ fn side_hips_height(side: &Side<'_>, hips: JointId) -> f32 {
     if side.humanoid.declared_t_pose {
         return hips_height(side.asset, hips);
     }
+    if side.declared_t_pose {
+        // A declared T-pose reference pose: the hips' height in it.
+        if let Some(posed) = side
+            .asset
+            .reference_pose
+            .as_ref()
+            .and_then(|p| p.skeleton(&side.asset.skeleton))
+        {
+            return hips_height_in(&posed, hips);
+        }
+    }
     crate::pose::normalize::t_pose_hips_height(
         &side.asset.skeleton,
         &side.humanoid.bones,
@@ -770,7 +794,11 @@ fn side_hips_height(side: &Side<'_>, hips: JointId) -> f32 {
 /// (`y`, as VRM and VRMA put the feet on `y = 0`), or, when that is not positive (a BVH rest
 /// with the root at the origin), their height above the lowest joint of the rest pose.
 pub fn hips_height(asset: &Asset, hips: JointId) -> f32 {
-    let skeleton = &asset.skeleton;
+    hips_height_in(&asset.skeleton, hips)
+}
+
+/// [`hips_height`] in `skeleton`'s rest (a declared reference pose's skeleton, say).
+fn hips_height_in(skeleton: &Skeleton, hips: JointId) -> f32 {
     let y = skeleton.rest_world(hips).translation.y;
     if y > 1e-6 {
         return y;

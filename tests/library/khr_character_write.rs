@@ -554,3 +554,84 @@ fn skeleton_bone_is_written_where_its_rules_hold_and_dropped_where_a_file_breaks
         .unwrap()
         .has_errors());
 }
+
+/// The mannequin resting in an A-pose (EXT_skeleton_humanoid removed, upper arms lowered 50°
+/// and twisted 40°) whose file declares its T-pose rest as the reference pose; and the same
+/// file without the reference pose.
+fn a_pose_files(dir: &Path, glb: &Path) -> (PathBuf, PathBuf) {
+    let khr = dir.join("khr-for-a-pose.glb");
+    convert(glb, &khr, KhrCharacter::On(MappingForm::Uri));
+    let bytes = std::fs::read(&khr).unwrap();
+    let mut json = glb_json(&bytes);
+    json["extensions"]
+        .as_object_mut()
+        .unwrap()
+        .remove("EXT_skeleton_humanoid");
+    json["extensionsUsed"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|e| e != "EXT_skeleton_humanoid");
+    for (name, degrees) in [("leftUpperArm", -50f32), ("rightUpperArm", 50f32)] {
+        let node = json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|n| n["name"] == name)
+            .unwrap();
+        let r = json["nodes"][node]["rotation"].clone();
+        let old = match r.as_array() {
+            Some(r) => glam::Quat::from_xyzw(
+                r[0].as_f64().unwrap() as f32,
+                r[1].as_f64().unwrap() as f32,
+                r[2].as_f64().unwrap() as f32,
+                r[3].as_f64().unwrap() as f32,
+            ),
+            None => glam::Quat::IDENTITY,
+        };
+        let lowered = glam::Quat::from_rotation_z(degrees.to_radians())
+            * glam::Quat::from_rotation_x(40f32.to_radians())
+            * old;
+        json["nodes"][node]["rotation"] = serde_json::json!(lowered.to_array());
+    }
+    let with = dir.join("a-pose-with-reference.glb");
+    std::fs::write(&with, with_json(&bytes, &json)).unwrap();
+    // Without: the reference pose's marker removed, and the animation with it.
+    let animations = json["animations"].as_array_mut().unwrap();
+    animations.retain(|a| a["extensions"]["KHR_character_reference_pose"].is_null());
+    let used = json["extensionsUsed"].as_array_mut().unwrap();
+    used.retain(|e| e != "KHR_character_reference_pose");
+    let without = dir.join("a-pose-without-reference.glb");
+    std::fs::write(&without, with_json(&bytes, &json)).unwrap();
+    (with, without)
+}
+
+/// Retargeting onto the A-pose rig measures it in its declared reference pose: every bone
+/// moves in the world as on the T-pose rig it was made from (1e-4 m); without the reference
+/// pose the measured rest cannot see the arms' twist and the arms go elsewhere.
+#[test]
+fn retargeting_measures_the_declared_reference_pose() {
+    use humanoid::bone_pose::{pose, PoseOptions, Times};
+    let (dir, glb) = demo();
+    let (with, without) = a_pose_files(dir.path(), &glb);
+    let sample = |model: &Path| {
+        let options = PoseOptions {
+            anim: Some(glb.clone()),
+            times: Times::Uniform(5),
+            ..PoseOptions::default()
+        };
+        pose(model, &options).unwrap_or_else(|e| panic!("{}: {e}", model.display()))
+    };
+    let (want, got, off) = (sample(&glb), sample(&with), sample(&without));
+    let mut worst = 0f32;
+    let mut worst_without = 0f32;
+    for ((a, b), c) in want.samples.iter().zip(&got.samples).zip(&off.samples) {
+        for (bone, t) in &a.bones {
+            let p = glam::Vec3::from(t.p);
+            worst = worst.max(p.distance(glam::Vec3::from(b.bones[bone].p)));
+            worst_without = worst_without.max(p.distance(glam::Vec3::from(c.bones[bone].p)));
+        }
+    }
+    eprintln!("retarget onto the A-pose rig: {worst:e} m with its reference pose, {worst_without} m without");
+    assert!(worst < 1e-4, "with the reference pose: {worst} m");
+    assert!(worst_without > 0.01, "without it: {worst_without} m");
+}

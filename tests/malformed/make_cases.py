@@ -777,6 +777,50 @@ def fbx_cases():
          note="ASCII cut before its connections: read (the joints unparented) or refused, never a crash")
 
 
+# ------------------------------------------------------------------------------------------
+# The Khronos avatar drafts (KHR_character*, KHR_skeleton_bone, visibility hints)
+
+def khr_cases():
+    f = "gltf"
+    base = {
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [len(BONES)]}],
+        "nodes": humanoid_nodes() + [{"name": "Character", "children": [0]}],
+    }
+
+    def with_ext(ext, used=None):
+        d = json.loads(json.dumps(base))
+        d["extensions"] = ext
+        d["extensionsUsed"] = used if used is not None else list(ext)
+        return d
+
+    rig = {b: {"node": i, "name": b} for i, b in enumerate(BONES)}
+    uri = "https://github.com/vrm-c/vrm-specification/blob/master/specification/VRMC_vrm-1.0/humanoid.md"
+    good = {"KHR_character": {"rootNode": len(BONES)},
+            "KHR_character_skeleton_mapping": {"skeletalRigMappings": {uri: rig}}}
+    case(f, "khr_character_plain", "gltf", dump(with_ext(good)), exit=0, note="the valid KHR_character seed the next cases break")
+    bad = json.loads(json.dumps(good)); bad["KHR_character"] = {}
+    case(f, "khr_character_no_root", "gltf", dump(with_ext(bad)), code="KHR_CHARACTER_INVALID", place="/extensions/KHR_character", words="rootNode")
+    bad = json.loads(json.dumps(good)); bad["KHR_character_skeleton_mapping"]["skeletalRigMappings"][uri]["hips"]["node"] = 99
+    case(f, "khr_mapping_node_out_of_range", "gltf", dump(with_ext(bad)), code="KHR_CHARACTER_INVALID",
+         place="/extensions/KHR_character_skeleton_mapping/skeletalRigMappings/" + uri.replace("/", "~1") + "/hips/node", words="99")
+    bad = json.loads(json.dumps(good)); bad["KHR_character_skeleton_mapping"] = {"skeletalRigMappings": [1, 2]}
+    case(f, "khr_mapping_not_object", "gltf", dump(with_ext(bad)), code="KHR_CHARACTER_INVALID",
+         place="/extensions/KHR_character_skeleton_mapping", words="skeletalRigMappings")
+    bad = with_ext(good, used=list(good) + ["KHR_skeleton_bone"])
+    bad["nodes"][1]["extensions"] = {"KHR_skeleton_bone": {"length": -1}}
+    case(f, "khr_skeleton_bone_negative_length", "gltf", dump(bad), code="KHR_SKELETON_BONE_INVALID",
+         place="/nodes/1/extensions/KHR_skeleton_bone/length", words="")
+    bad = with_ext(dict(good, KHR_character_expression={"expressions": [{"expression": "happy", "animation": 5}]}))
+    case(f, "khr_expression_animation_out_of_range", "gltf", dump(bad), code="KHR_EXPRESSION_INVALID",
+         place="/extensions/KHR_character_expression/expressions/0/animation", words="5")
+    bad = with_ext(good, used=list(good) + ["KHR_node_visibility_hint"])
+    bad["nodes"][4]["extensions"] = {"KHR_node_visibility_hint": {"label": "face"}}
+    case(f, "khr_visibility_hint_no_role", "gltf", dump(bad), code="KHR_VISIBILITY_INVALID",
+         place="/nodes/4/extensions/KHR_node_visibility_hint", words="role")
+
+
 def main():
     for fmt in ["gltf", "glb", "vrm", "vrma", "x3d", "x3dv", "wrl", "bvh", "tres", "toml", "fbx"]:
         shutil.rmtree(os.path.join(HERE, fmt), ignore_errors=True)
@@ -787,6 +831,7 @@ def main():
     godot_cases()
     table_cases()
     fbx_cases()
+    khr_cases()
     total = sum(COUNT.values())
     print(", ".join(f"{k} {v}" for k, v in COUNT.items()), f"= {total} cases")
 

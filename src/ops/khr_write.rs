@@ -40,7 +40,7 @@ pub const VRM_HUMANOID_URI: &str =
     "https://github.com/vrm-c/vrm-specification/blob/master/specification/VRMC_vrm-1.0/humanoid.md";
 
 /// The node extension marking a look-at target.
-pub const LOOKAT_TARGET: &str = "KHR_node_lookat_target";
+pub const LOOKAT_TARGET: &str = khr::LOOKAT_TARGET;
 
 /// The wire form of `KHR_character_skeleton_mapping` written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

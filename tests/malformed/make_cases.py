@@ -10,6 +10,7 @@ the same as ("same_as"). Rerun after editing: `python3 tests/malformed/make_case
 """
 
 import gzip
+import base64
 import json
 import os
 import shutil
@@ -819,6 +820,21 @@ def khr_cases():
     bad["nodes"][4]["extensions"] = {"KHR_node_visibility_hint": {"label": "face"}}
     case(f, "khr_visibility_hint_no_role", "gltf", dump(bad), code="KHR_VISIBILITY_INVALID",
          place="/nodes/4/extensions/KHR_node_visibility_hint", words="role")
+    bad = with_ext(good, used=list(good) + ["KHR_node_lookat_target"])
+    bad["nodes"][4]["extensions"] = {"KHR_node_lookat_target": {"hint": ""}}
+    case(f, "khr_lookat_target_empty_hint", "gltf", dump(bad), code="KHR_LOOKAT_TARGET_INVALID",
+         place="/nodes/4/extensions/KHR_node_lookat_target/hint", words="non-empty")
+    pose = with_ext(good, used=list(good) + ["KHR_character_reference_pose"])
+    data = base64.b64encode(struct.pack("<4f", 0, 0, 1, 0)).decode()
+    pose["buffers"] = [{"byteLength": 16, "uri": "data:application/octet-stream;base64," + data}]
+    pose["bufferViews"] = [{"buffer": 0, "byteLength": 4}, {"buffer": 0, "byteOffset": 4, "byteLength": 12}]
+    pose["accessors"] = [{"bufferView": 0, "componentType": 5126, "count": 1, "type": "SCALAR", "min": [0], "max": [0]},
+                         {"bufferView": 1, "componentType": 5126, "count": 1, "type": "VEC3"}]
+    pose["animations"] = [{"samplers": [{"input": 0, "output": 1, "interpolation": "STEP"}],
+                           "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}],
+                           "extensions": {"KHR_character_reference_pose": {"poseType": 5}}}]
+    case(f, "khr_reference_pose_type_not_string", "gltf", dump(pose), code="KHR_REFERENCE_POSE_INVALID",
+         place="/animations/0/extensions/KHR_character_reference_pose/poseType", words="non-empty string")
 
 
 def main():

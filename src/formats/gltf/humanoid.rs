@@ -95,6 +95,7 @@ pub fn asset_from_document_with(document: &Document, clips: Clips) -> Result<Rea
     }
     let humanoids = humanoids(document, &skeleton, &ids, &mut diagnostics)?;
     super::khr_skeleton_bone::check(&document.root, &mut diagnostics);
+    super::khr_character::check(&document.root, &mut diagnostics);
     check_bind_pose(document, &skeleton, &ids, &mut diagnostics);
     let mut clips = Vec::with_capacity(document.root.animations.len());
     let mut reference_pose = None;

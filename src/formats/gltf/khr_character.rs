@@ -306,3 +306,111 @@ pub fn expression_animations(root: &super::json::Root) -> Vec<usize> {
     out.dedup();
     out
 }
+
+/// The node extension marking a look-at target.
+pub const LOOKAT_TARGET: &str = "KHR_node_lookat_target";
+
+/// Checks the reference pose and the look-at targets against their drafts' schemas, each
+/// finding with its JSON pointer:
+///
+/// - `KHR_character_reference_pose`: an object whose `poseType`, when given, is a non-empty
+///   string; the pose is static node TRS: every channel targets a node's `translation`,
+///   `rotation` or `scale` (an error otherwise), with one key (a warning for more: the first
+///   is the pose);
+/// - `KHR_node_lookat_target`: an object with nothing but `hint`, a non-empty string.
+///
+/// ```
+/// use humanoid::error::Diagnostics;
+/// use humanoid::formats::gltf::json::Root;
+/// use humanoid::formats::gltf::khr_character::check;
+/// let root: Root = serde_json::from_str(r#"{"asset": {"version": "2.0"},
+///     "nodes": [{"extensions": {"KHR_node_lookat_target": {"hint": ""}}}]}"#).unwrap();
+/// let mut found = Diagnostics::new();
+/// check(&root, &mut found);
+/// assert_eq!(found.iter().next().unwrap().location, "/nodes/0/extensions/KHR_node_lookat_target/hint");
+/// ```
+pub fn check(root: &super::json::Root, diagnostics: &mut Diagnostics) {
+    for (a, animation) in root.animations.iter().enumerate() {
+        let Some(marker) = animation
+            .other
+            .get("extensions")
+            .and_then(|e| e.get(REFERENCE_POSE))
+        else {
+            continue;
+        };
+        let here = format!("/animations/{a}/extensions/{REFERENCE_POSE}");
+        match marker.get("poseType") {
+            _ if !marker.is_object() => diagnostics.error(
+                "KHR_REFERENCE_POSE_INVALID",
+                here.clone(),
+                format!("expected an object, found {marker}"),
+            ),
+            Some(Value::String(s)) if !s.is_empty() => {}
+            None => {}
+            Some(other) => diagnostics.error(
+                "KHR_REFERENCE_POSE_INVALID",
+                format!("{here}/poseType"),
+                format!(
+                    "expected a non-empty string (TPose, APose, IPose or another), found {other}"
+                ),
+            ),
+        }
+        for (c, channel) in animation.channels.iter().enumerate() {
+            let target = &channel.target;
+            if target.node.is_none()
+                || !matches!(target.path.as_str(), "translation" | "rotation" | "scale")
+            {
+                diagnostics.error(
+                    "KHR_REFERENCE_POSE_INVALID",
+                    format!("/animations/{a}/channels/{c}/target"),
+                    format!(
+                        "a reference pose holds node translations, rotations and scales only, found path {:?}",
+                        target.path
+                    ),
+                );
+            }
+            let keys = animation
+                .samplers
+                .get(channel.sampler.as_usize())
+                .and_then(|s| root.accessors.get(s.input.as_usize()))
+                .map_or(1, |input| input.count);
+            if keys > 1 {
+                diagnostics.warn(
+                    "KHR_REFERENCE_POSE_KEYS",
+                    format!("/animations/{a}/channels/{c}"),
+                    format!("a reference pose is static, one key per channel; this one has {keys}: the first is the pose"),
+                );
+            }
+        }
+    }
+    for (n, node) in root.nodes.iter().enumerate() {
+        let Some(marker) = node.extensions.as_ref().and_then(|e| e.get(LOOKAT_TARGET)) else {
+            continue;
+        };
+        let here = format!("/nodes/{n}/extensions/{LOOKAT_TARGET}");
+        let Some(object) = marker.as_object() else {
+            diagnostics.error(
+                "KHR_LOOKAT_TARGET_INVALID",
+                here,
+                format!("expected an object, found {marker}"),
+            );
+            continue;
+        };
+        for (key, value) in object {
+            match (key.as_str(), value) {
+                ("hint", Value::String(s)) if !s.is_empty() => {}
+                ("hint", other) => diagnostics.error(
+                    "KHR_LOOKAT_TARGET_INVALID",
+                    format!("{here}/hint"),
+                    format!("expected a non-empty string, found {other}"),
+                ),
+                ("extensions" | "extras", _) => {}
+                (other, _) => diagnostics.error(
+                    "KHR_LOOKAT_TARGET_INVALID",
+                    format!("{here}/{}", escape(other)),
+                    format!("{other:?} is not a property of {LOOKAT_TARGET} (it has only hint)"),
+                ),
+            }
+        }
+    }
+}

@@ -200,9 +200,12 @@ def convert(
     bvh_scale: Optional[float] = None,
     bvh_order: Optional[str] = None,
     bvh_units: Optional[Literal["cm", "m"]] = None,
+    khr_character: Optional[Literal["uri", "node-index", "off"]] = None,
 ) -> Dict[str, Any]:
     """Converts ``src`` into ``dst`` (``to`` or the extension picks the format), as
-    ``humanoid convert``; the options are its flags. An existing ``dst`` is refused unless
+    ``humanoid convert``; the options are its flags (``khr_character``: ``--khr-character=uri``
+    or ``=node-index``, or ``"off"`` for ``--no-khr-character``; ``None``, the default, adds the
+    Khronos avatar drafts to a glTF made from a non-glTF input). An existing ``dst`` is refused unless
     ``force``. Returns the report: ``format``, ``bytes_written``, ``files`` and
     ``diagnostics`` (what could not be carried)."""
     return json.loads(
@@ -224,6 +227,7 @@ def convert(
             bvh_scale,
             bvh_order,
             bvh_units,
+            khr_character,
         )
     )
 

@@ -88,7 +88,7 @@ fn _read_only(py: Python<'_>, path: PathBuf) -> PyResult<usize> {
 #[pyo3(signature = (
     src, dst, to=None, force=false, map=None, mappings=Vec::new(), clip=None, normalize=false,
     rest="auto", rebind=false, strip_vrm=false, vrm_name=None, vrm_authors=Vec::new(),
-    vrm_license_url=None, bvh_scale=None, bvh_order=None, bvh_units=None
+    vrm_license_url=None, bvh_scale=None, bvh_order=None, bvh_units=None, khr_character=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn convert(
@@ -110,11 +110,13 @@ fn convert(
     bvh_scale: Option<f64>,
     bvh_order: Option<String>,
     bvh_units: Option<String>,
+    khr_character: Option<String>,
 ) -> PyResult<String> {
     let normalize = lift(py, options::normalize(normalize, rest, rebind))?;
     let to = lift(py, options::format(to.as_deref()))?;
     let order = lift(py, options::bvh_order(bvh_order.as_deref()))?;
     let units = lift(py, options::bvh_units(bvh_units.as_deref()))?;
+    let khr = lift(py, options::khr_character(khr_character.as_deref()))?;
     let vrm = options::vrm(strip_vrm, vrm_name, vrm_authors, vrm_license_url);
     detached(py, || {
         let (mapping, tables) = options::mapping(map.as_deref(), &mappings)?;
@@ -128,7 +130,7 @@ fn convert(
             bvh_order: order,
             bvh_write_scale: units,
             normalize,
-            khr_character: Default::default(),
+            khr_character: khr,
         };
         report_json(&humanoid::convert(&src, &dst, &options)?, tables)
     })
@@ -312,6 +314,7 @@ fn normalize(
         false,
         None,
         Vec::new(),
+        None,
         None,
         None,
         None,

@@ -7,6 +7,7 @@ use humanoid::formats::bvh::{self, EulerOrder};
 use humanoid::formats::vrm::convert::{MetaOptions, VrmOptions};
 use humanoid::formats::Format;
 use humanoid::mapping::RigMapping;
+use humanoid::ops::khr_write::{KhrCharacter, MappingForm};
 use humanoid::pose::normalize::{NormalizeOptions, RestReference};
 use humanoid::rig_tables::Tables;
 use humanoid::{Diagnostics, Error};
@@ -105,4 +106,19 @@ pub fn vrm(
             license_url,
         },
     }
+}
+
+/// `khr_character=None` (added from non-glTF inputs), `"uri"`, `"node-index"` or `"off"`.
+pub fn khr_character(value: Option<&str>) -> Result<KhrCharacter, Error> {
+    Ok(match value {
+        None => KhrCharacter::Auto,
+        Some("uri") => KhrCharacter::On(MappingForm::Uri),
+        Some("node-index") => KhrCharacter::On(MappingForm::NodeIndex),
+        Some("off") => KhrCharacter::Off,
+        Some(other) => {
+            return Err(Error::unsupported(format!(
+                "khr_character={other:?}: expected \"uri\", \"node-index\" or \"off\""
+            )))
+        }
+    })
 }

@@ -84,3 +84,16 @@ def test_map_rig_reports_the_declaration_and_a_table(tmp_path, mannequin):
 def test_map_rig_names_an_unknown_table(mannequin):
     with pytest.raises(humanoid.UnsupportedError, match="no mapping table named"):
         humanoid.map_rig(mannequin, map="no-such-table")
+
+
+def test_khr_character_is_the_command_lines(tmp_path, mannequin, cli):
+    import subprocess
+
+    ours, theirs = tmp_path / "py.glb", tmp_path / "cli.glb"
+    report = humanoid.convert(mannequin, ours, khr_character="node-index")
+    assert any(d["code"] == "KHR_CHARACTER_WRITTEN" for d in report["diagnostics"])
+    subprocess.run([cli, "convert", str(mannequin), str(theirs), "--khr-character=node-index", "--quiet"], check=True)
+    assert ours.read_bytes() == theirs.read_bytes()
+    with pytest.raises(humanoid.UnsupportedError) as caught:
+        humanoid.convert(mannequin, tmp_path / "x.glb", khr_character="sideways")
+    assert "node-index" in caught.value.message

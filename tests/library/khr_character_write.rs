@@ -213,21 +213,9 @@ fn the_reference_pose_of_a_t_pose_file_is_its_rest_and_is_no_clip() {
 #[test]
 fn normalize_measures_the_declared_reference_pose_not_the_rest() {
     let (dir, glb) = demo();
-    let khr = dir.path().join("khr.glb");
-    convert(&glb, &khr, KhrCharacter::On(MappingForm::Uri));
-    let bytes = std::fs::read(&khr).unwrap();
-    let mut json = glb_json(&bytes);
-    let original = json.clone();
-    // Without EXT (which declares the rest a T-pose), arms lowered 50° at the shoulders and
-    // twisted 40° about themselves: an A-pose rest whose twist no bone direction shows.
-    json["extensions"]
-        .as_object_mut()
-        .unwrap()
-        .remove("EXT_skeleton_humanoid");
-    json["extensionsUsed"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|e| e != "EXT_skeleton_humanoid");
+    let (a_pose, _) = a_pose_files(dir.path(), &glb);
+    let original = glb_json(&std::fs::read(dir.path().join("khr-for-a-pose.glb")).unwrap());
+    let json = glb_json(&std::fs::read(&a_pose).unwrap());
     let node_of = |name: &str| {
         json["nodes"]
             .as_array()
@@ -236,30 +224,9 @@ fn normalize_measures_the_declared_reference_pose_not_the_rest() {
             .position(|n| n["name"] == name)
             .unwrap()
     };
-    let arms = [
-        (node_of("leftUpperArm"), -50f32),
-        (node_of("rightUpperArm"), 50f32),
-    ];
-    for &(node, degrees) in &arms {
-        let r = &json["nodes"][node]["rotation"];
-        let old = match r.as_array() {
-            Some(r) => glam::Quat::from_xyzw(
-                r[0].as_f64().unwrap() as f32,
-                r[1].as_f64().unwrap() as f32,
-                r[2].as_f64().unwrap() as f32,
-                r[3].as_f64().unwrap() as f32,
-            ),
-            None => glam::Quat::IDENTITY,
-        };
-        let lowered = glam::Quat::from_rotation_z(degrees.to_radians())
-            * glam::Quat::from_rotation_x(40f32.to_radians())
-            * old;
-        json["nodes"][node]["rotation"] = serde_json::json!(lowered.to_array());
-    }
-    let a_pose = dir.path().join("a-pose.glb");
-    std::fs::write(&a_pose, with_json(&bytes, &json)).unwrap();
+    let arms = [node_of("leftUpperArm"), node_of("rightUpperArm")];
     let read = humanoid::read(&a_pose, &ReadOptions::default()).unwrap();
-    assert!(read.character.asset.humanoids[0].declared_t_pose.eq(&false));
+    assert!(!read.character.asset.humanoids[0].declared_t_pose);
 
     let normalized = dir.path().join("normalized.glb");
     let options = ConvertOptions {
@@ -276,18 +243,8 @@ fn normalize_measures_the_declared_reference_pose_not_the_rest() {
         report.diagnostics
     );
     let out = glb_json(&std::fs::read(&normalized).unwrap());
-    let rotation = |json: &Value, node: usize| -> glam::Quat {
-        match json["nodes"][node]["rotation"].as_array() {
-            Some(r) => glam::Quat::from_xyzw(
-                r[0].as_f64().unwrap() as f32,
-                r[1].as_f64().unwrap() as f32,
-                r[2].as_f64().unwrap() as f32,
-                r[3].as_f64().unwrap() as f32,
-            ),
-            None => glam::Quat::IDENTITY,
-        }
-    };
-    for &(node, _) in &arms {
+    let rotation = rotation_of;
+    for &node in &arms {
         let (want, got) = (rotation(&original, node), rotation(&out, node));
         assert!(
             want.angle_between(got) < 1e-4,
@@ -311,7 +268,7 @@ fn normalize_measures_the_declared_reference_pose_not_the_rest() {
         .iter()
         .any(|d| d.code == "NORMALIZE_REFERENCE_POSE"));
     let measured = glb_json(&std::fs::read(&node_rest).unwrap());
-    for &(node, _) in &arms {
+    for &node in &arms {
         let (want, got) = (rotation(&original, node), rotation(&measured, node));
         assert!(
             want.angle_between(got) > 5f32.to_radians(),
@@ -555,6 +512,19 @@ fn skeleton_bone_is_written_where_its_rules_hold_and_dropped_where_a_file_breaks
         .has_errors());
 }
 
+/// A node's rotation in glTF JSON (identity when absent).
+fn rotation_of(json: &Value, node: usize) -> glam::Quat {
+    match json["nodes"][node]["rotation"].as_array() {
+        Some(r) => glam::Quat::from_xyzw(
+            r[0].as_f64().unwrap() as f32,
+            r[1].as_f64().unwrap() as f32,
+            r[2].as_f64().unwrap() as f32,
+            r[3].as_f64().unwrap() as f32,
+        ),
+        None => glam::Quat::IDENTITY,
+    }
+}
+
 /// The mannequin resting in an A-pose (EXT_skeleton_humanoid removed, upper arms lowered 50°
 /// and twisted 40°) whose file declares its T-pose rest as the reference pose; and the same
 /// file without the reference pose.
@@ -578,16 +548,7 @@ fn a_pose_files(dir: &Path, glb: &Path) -> (PathBuf, PathBuf) {
             .iter()
             .position(|n| n["name"] == name)
             .unwrap();
-        let r = json["nodes"][node]["rotation"].clone();
-        let old = match r.as_array() {
-            Some(r) => glam::Quat::from_xyzw(
-                r[0].as_f64().unwrap() as f32,
-                r[1].as_f64().unwrap() as f32,
-                r[2].as_f64().unwrap() as f32,
-                r[3].as_f64().unwrap() as f32,
-            ),
-            None => glam::Quat::IDENTITY,
-        };
+        let old = rotation_of(&json, node);
         let lowered = glam::Quat::from_rotation_z(degrees.to_radians())
             * glam::Quat::from_rotation_x(40f32.to_radians())
             * old;

@@ -596,3 +596,47 @@ fn retargeting_measures_the_declared_reference_pose() {
     assert!(worst < 1e-4, "with the reference pose: {worst} m");
     assert!(worst_without > 0.01, "without it: {worst_without} m");
 }
+
+/// A VRM 1.0 written with the drafts (skeleton bones, moved mesh nodes, expressions, a
+/// reference-pose animation, a look-at node) loads in three-vrm with every bone where the VRM
+/// written without them has it: the oracle's rest output is the same.
+#[cfg(feature = "corpus")]
+#[test]
+fn three_vrm_loads_a_vrm_with_the_drafts_as_one_without() {
+    let Ok(script) = std::env::var("HUMANOID_THREE_VRM_ORACLE") else {
+        eprintln!("HUMANOID_THREE_VRM_ORACLE is not set: not checked");
+        return;
+    };
+    let godette =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/vrm/Godette_vrm_v4.vrm");
+    let dir = tempfile::tempdir().unwrap();
+    let rest = |khr: KhrCharacter, name: &str| -> Value {
+        let out = dir.path().join(name);
+        let options = ConvertOptions {
+            to: Some(humanoid::formats::Format::Vrm1),
+            khr_character: khr,
+            ..ConvertOptions::default()
+        };
+        humanoid::convert(&godette, &out, &options).unwrap();
+        let output = std::process::Command::new("node")
+            .arg(&script)
+            .arg("--vrm")
+            .arg(&out)
+            .arg("--rest")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        report["rest"].clone()
+    };
+    let (plain, khr) = (
+        rest(KhrCharacter::Off, "plain.vrm"),
+        rest(KhrCharacter::On(MappingForm::Uri), "khr.vrm"),
+    );
+    assert_eq!(plain.as_object().map(|o| o.len()), Some(45));
+    assert_eq!(plain, khr);
+}

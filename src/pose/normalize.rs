@@ -311,18 +311,28 @@ pub fn corrections_to(
     posed: &Skeleton,
     bones: &BoneMap,
 ) -> [Quat; HumanBone::COUNT] {
-    let mut out = [Quat::IDENTITY; HumanBone::COUNT];
+    from_pose_to_rest([Quat::IDENTITY; HumanBone::COUNT], skeleton, posed, bones)
+}
+
+/// `S_b · W_b(posed) · W_b(rest)⁻¹` for every bone: corrections `in_pose` that hold in
+/// `posed`, carried to the rest of `skeleton` (the same joints).
+fn from_pose_to_rest(
+    mut in_pose: [Quat; HumanBone::COUNT],
+    skeleton: &Skeleton,
+    posed: &Skeleton,
+    bones: &BoneMap,
+) -> [Quat; HumanBone::COUNT] {
     for (bone, joint) in bones.iter() {
         if !(skeleton.contains(joint) && posed.contains(joint)) {
             continue;
         }
-        if let Some(slot) = out.get_mut(bone.index()) {
+        if let Some(slot) = in_pose.get_mut(bone.index()) {
             let rest = skeleton.rest_world(joint).rotation;
             let pose = posed.rest_world(joint).rotation;
-            *slot = (pose * rest.inverse()).normalize();
+            *slot = (*slot * pose * rest.inverse()).normalize();
         }
     }
-    out
+    in_pose
 }
 
 /// `S_b` for every bone of a rig resting in `skeleton`, measured in another pose of the same
@@ -371,18 +381,7 @@ pub fn corrections_via(
     bones: &BoneMap,
     turn: Quat,
 ) -> [Quat; HumanBone::COUNT] {
-    let mut out = corrections(posed, bones, turn);
-    for (bone, joint) in bones.iter() {
-        if !(skeleton.contains(joint) && posed.contains(joint)) {
-            continue;
-        }
-        if let Some(slot) = out.get_mut(bone.index()) {
-            let rest = skeleton.rest_world(joint).rotation;
-            let pose = posed.rest_world(joint).rotation;
-            *slot = (*slot * pose * rest.inverse()).normalize();
-        }
-    }
-    out
+    from_pose_to_rest(corrections(posed, bones, turn), skeleton, posed, bones)
 }
 
 /// The pose the normaliser measures against the canonical T-pose (`--rest

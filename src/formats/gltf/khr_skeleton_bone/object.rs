@@ -2,6 +2,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use crate::formats::gltf::view::kind;
 
 // ---------------------------------------------------------------------------------------------
 // The extension object
@@ -106,17 +107,6 @@ pub(super) fn read_bone(
         }
     }
     bone
-}
-
-pub(super) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A JSON pointer token (`~` → `~0`, `/` → `~1`).

@@ -254,12 +254,7 @@ pub(super) fn read_vrm0(
             continue;
         };
         let name = vrm0::string(group, "name").unwrap_or_default();
-        let mut preset_name = vrm0::string(group, "presetName")
-            .unwrap_or("unknown")
-            .to_ascii_lowercase();
-        if preset_name == "unknown" {
-            preset_name = name.to_ascii_lowercase();
-        }
+        let preset_name = super::super::migrate::expressions::preset_name(group);
         let key = vrm0_preset(&preset_name).map_or_else(|| name.to_owned(), str::to_owned);
         if key.is_empty() {
             diagnostics.warn(

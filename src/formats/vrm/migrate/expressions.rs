@@ -22,6 +22,17 @@ use super::vrm0::{self, at, BASE};
 use crate::error::Diagnostics;
 use crate::formats::gltf::json::Root;
 
+/// A 0.x blend shape group's preset name, lower-cased: its `presetName`, or its `name` where
+/// that is absent or `unknown`.
+pub(crate) fn preset_name(group: &serde_json::Map<String, serde_json::Value>) -> String {
+    match vrm0::string(group, "presetName").map(str::to_ascii_lowercase) {
+        Some(preset) if preset != "unknown" => preset,
+        _ => vrm0::string(group, "name")
+            .unwrap_or_default()
+            .to_ascii_lowercase(),
+    }
+}
+
 /// The VRM 1.0 preset of a lower-case 0.x preset name.
 pub(crate) fn preset(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -105,12 +116,7 @@ pub(super) fn expressions_json(
             continue;
         };
         let name = vrm0::string(group, "name").unwrap_or_default();
-        let mut preset_name = vrm0::string(group, "presetName")
-            .unwrap_or("unknown")
-            .to_ascii_lowercase();
-        if preset_name == "unknown" {
-            preset_name = name.to_ascii_lowercase();
-        }
+        let preset_name = preset_name(group);
         let (key, target) = match preset(&preset_name) {
             Some(p) => (p.to_owned(), &mut presets),
             None => (name.to_owned(), &mut custom),

@@ -237,8 +237,8 @@ pub fn add(
         khr::MAPPING.to_owned(),
         json!({"skeletalRigMappings": {key: Value::Object(rig)}}),
     );
-    use_extension(document, khr::CHARACTER);
-    use_extension(document, khr::MAPPING);
+    document.root.use_extension(khr::CHARACTER);
+    document.root.use_extension(khr::MAPPING);
     let has_pose = khr::reference_pose_animation(&document.root).is_some();
     if !has_pose {
         add_reference_pose(document, character, root_joint, node_of)?;
@@ -316,13 +316,6 @@ fn add_skeleton_bones(document: &mut Document, diagnostics: &mut Diagnostics) {
             "",
             format!("KHR_skeleton_bone is not written: {why}"),
         ),
-    }
-}
-
-fn use_extension(document: &mut Document, name: &str) {
-    let used = &mut document.root.extensions_used;
-    if !used.iter().any(|e| e == name) {
-        used.push(name.to_owned());
     }
 }
 
@@ -439,7 +432,7 @@ fn add_reference_pose(
     root.buffer_views.push(view_json);
     root.accessors.extend(accessors);
     root.animations.push(animation);
-    use_extension(document, khr::REFERENCE_POSE);
+    document.root.use_extension(khr::REFERENCE_POSE);
     Ok(())
 }
 
@@ -501,7 +494,7 @@ fn add_lookat_targets(
         added += 1;
     }
     if added > 0 {
-        use_extension(document, LOOKAT_TARGET);
+        document.root.use_extension(LOOKAT_TARGET);
     }
     Ok(added)
 }

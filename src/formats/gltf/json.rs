@@ -306,6 +306,23 @@ pub struct Root {
 }
 
 impl Root {
+    /// Lists `name` in `extensionsUsed` unless it is there; whether it was added.
+    ///
+    /// ```
+    /// let mut root: humanoid::formats::gltf::json::Root =
+    ///     serde_json::from_str(r#"{"asset": {"version": "2.0"}}"#).unwrap();
+    /// assert!(root.use_extension("KHR_character"));
+    /// assert!(!root.use_extension("KHR_character"));
+    /// assert_eq!(root.extensions_used, ["KHR_character"]);
+    /// ```
+    pub fn use_extension(&mut self, name: &str) -> bool {
+        let listed = self.extensions_used.iter().any(|e| e == name);
+        if !listed {
+            self.extensions_used.push(name.to_owned());
+        }
+        !listed
+    }
+
     /// The length of an untyped top-level array kept in [`Root::other`] (e.g. `"materials"`),
     /// 0 when absent or not an array.
     pub fn other_len(&self, key: &str) -> usize {

@@ -297,12 +297,6 @@ fn root_extensions(document: &mut Document) -> &mut Map<String, Value> {
     document.root.extensions.get_or_insert_with(Map::new)
 }
 
-fn use_extension(document: &mut Document, name: &str) {
-    if !document.root.extensions_used.iter().any(|e| e == name) {
-        document.root.extensions_used.push(name.to_owned());
-    }
-}
-
 fn unuse_extension(document: &mut Document, name: &str) {
     document.root.extensions_used.retain(|e| e != name);
     document.root.extensions_required.retain(|e| e != name);
@@ -494,7 +488,7 @@ fn add_vrmc_vrm(
         }
     }
     root_extensions(document).insert(VRMC_VRM.to_owned(), vrm);
-    use_extension(document, VRMC_VRM);
+    document.root.use_extension(VRMC_VRM);
     diagnostics.info(
         "VRM_ADDED",
         format!("/extensions/{VRMC_VRM}"),

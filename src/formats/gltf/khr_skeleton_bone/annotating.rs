@@ -116,10 +116,7 @@ pub(super) fn annotate_in(root: &mut Root) -> Result<Annotated, String> {
     }
 
     // The declaration.
-    if !root.extensions_used.iter().any(|e| e == NAME) {
-        root.extensions_used.push(NAME.to_owned());
-        report.declared = true;
-    }
+    report.declared = root.use_extension(NAME);
     let required = root.extensions_required.len();
     root.extensions_required.retain(|e| e != NAME);
     report.unrequired = required != root.extensions_required.len();

@@ -670,12 +670,6 @@ pub(super) fn read_annotations(
     out
 }
 
-pub(super) fn add_used(root: &mut Root, name: &str) {
-    if !root.extensions_used.iter().any(|e| e == name) {
-        root.extensions_used.push(name.to_owned());
-    }
-}
-
 /// Writes `KHR_character_expression` (one new animation per expression, in a new buffer) and
 /// `KHR_node_visibility_hint`s from the document's VRM 1.0 (`VRMC_vrm`, preferred) or VRM 0.x
 /// (`VRM`) expressions and first-person annotations, as the module docs say.
@@ -823,14 +817,14 @@ pub fn vrm_to_khr(
         root.extensions
             .get_or_insert_with(Map::new)
             .insert(EXPRESSION.into(), json!({ "expressions": entries }));
-        add_used(root, EXPRESSION);
+        root.use_extension(EXPRESSION);
         if any_morph {
-            add_used(root, MORPHTARGET);
+            root.use_extension(MORPHTARGET);
         }
         if any_texture {
-            add_used(root, TEXTURE);
-            add_used(root, ANIMATION_POINTER);
-            add_used(root, TEXTURE_TRANSFORM);
+            root.use_extension(TEXTURE);
+            root.use_extension(ANIMATION_POINTER);
+            root.use_extension(TEXTURE_TRANSFORM);
         }
     }
     let auto: Vec<usize> = annotations
@@ -857,7 +851,7 @@ pub fn vrm_to_khr(
         }
     }
     if !summary.visibility.is_empty() {
-        add_used(root, NODE_VISIBILITY);
+        root.use_extension(NODE_VISIBILITY);
     }
     Ok(summary)
 }

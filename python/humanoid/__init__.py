@@ -247,9 +247,16 @@ def retarget(
     carry_sockets: bool = False,
     bvh_order: Optional[str] = None,
     bvh_units: Optional[Literal["cm", "m"]] = None,
+    contacts: Literal["auto", "off"] = "auto",
+    report: bool = False,
 ) -> Dict[str, Any]:
     """Plays ``anim``'s clip on the character ``onto`` (world deltas from the T-pose) and writes
-    it to ``dst``, as ``humanoid retarget``. Returns the report, as :func:`convert`."""
+    it to ``dst``, as ``humanoid retarget``. Returns the report, as :func:`convert`.
+
+    ``contacts="auto"`` (the default) keeps the feet planted where the animation plants them
+    (its ``"contacts"`` entry says what was found and changed); ``"off"`` copies every bone's
+    world rotation exactly. ``report=True`` also measures the ``"off"`` output
+    (``contacts["without_contacts"]``)."""
     return json.loads(
         _native.retarget(
             os.fspath(anim),
@@ -265,6 +272,8 @@ def retarget(
             carry_sockets,
             bvh_order,
             bvh_units,
+            contacts,
+            report,
         )
     )
 

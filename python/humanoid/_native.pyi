@@ -54,6 +54,8 @@ def retarget(
     carry_sockets: bool = False,
     bvh_order: Optional[str] = None,
     bvh_units: Optional[str] = None,
+    contacts: Optional[str] = None,
+    report: bool = False,
 ) -> str: ...
 def map_rig(path: _Path, map: Optional[str] = None, mappings: Sequence[_Path] = ...) -> str: ...
 def pose(

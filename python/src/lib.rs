@@ -140,7 +140,8 @@ fn convert(
 #[pyfunction]
 #[pyo3(signature = (
     anim, onto, dst, to=None, force=false, clip=None, fps=None, map=None, mappings=Vec::new(),
-    as_ext=false, carry_sockets=false, bvh_order=None, bvh_units=None
+    as_ext=false, carry_sockets=false, bvh_order=None, bvh_units=None, contacts=None,
+    report=false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn retarget(
@@ -158,8 +159,11 @@ fn retarget(
     carry_sockets: bool,
     bvh_order: Option<String>,
     bvh_units: Option<String>,
+    contacts: Option<String>,
+    report: bool,
 ) -> PyResult<String> {
     let to = lift(py, options::format(to.as_deref()))?;
+    let contacts = lift(py, options::contacts(contacts.as_deref()))?;
     let bvh = lift(
         py,
         options::bvh_write(bvh_order.as_deref(), bvh_units.as_deref()),
@@ -179,6 +183,8 @@ fn retarget(
             force,
             bvh,
             carry_sockets,
+            contacts,
+            contacts_compare: report,
         };
         report_json(
             &humanoid::retarget::retarget(&anim, &onto, &dst, &options)?,

@@ -109,6 +109,18 @@ pub fn vrm(
 }
 
 /// `khr_character=None` (added from non-glTF inputs), `"uri"`, `"node-index"` or `"off"`.
+/// `contacts="auto"|"off"` (`None`: auto).
+pub fn contacts(value: Option<&str>) -> Result<humanoid::pose::contacts::Contacts, Error> {
+    use humanoid::pose::contacts::Contacts;
+    match value {
+        None => Ok(Contacts::Auto),
+        Some(word) => Contacts::parse(word).map_err(|_| {
+            Error::unsupported(format!("contacts={word:?}: expected \"auto\" or \"off\""))
+        }),
+    }
+}
+
+/// `khr_character=...`
 pub fn khr_character(value: Option<&str>) -> Result<KhrCharacter, Error> {
     Ok(match value {
         None => KhrCharacter::Auto,

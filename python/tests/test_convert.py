@@ -60,6 +60,29 @@ def test_retarget_writes_the_clip_on_the_model(tmp_path, mannequin):
     assert len(clip.clips) == 1 and clip.clips[0].duration > 0
 
 
+def test_retarget_contacts_report_and_off_is_the_exact_copy(tmp_path, mannequin, cli):
+    import subprocess
+
+    # The mannequin's wave on itself (it stands: both feet planted): contacts are found and
+    # reported; "off" writes what the command line writes with --contacts off, byte for byte.
+    auto = humanoid.retarget(mannequin, mannequin, tmp_path / "auto.glb", clip="wave", report=True)
+    contacts = auto["contacts"]
+    assert contacts["applied"] is True
+    assert sum(j["plants"] for j in contacts["joints"]) > 0
+    assert len(contacts["without_contacts"]) == len(contacts["joints"])
+    off = humanoid.retarget(mannequin, mannequin, tmp_path / "off.glb", clip="wave", contacts="off")
+    assert "contacts" not in off
+    out = tmp_path / "cli.glb"
+    subprocess.run(
+        [cli, "retarget", str(mannequin), "--onto", str(mannequin), "-o", str(out), "--clip", "wave", "--contacts", "off", "--quiet"],
+        check=True,
+        capture_output=True,
+    )
+    assert (tmp_path / "off.glb").read_bytes() == out.read_bytes()
+    with pytest.raises(humanoid.HumanoidError, match="contacts"):
+        humanoid.retarget(mannequin, mannequin, tmp_path / "x.glb", contacts="sometimes")
+
+
 def test_normalize_writes_a_t_pose(tmp_path, mannequin):
     out = tmp_path / "t.glb"
     report = humanoid.normalize(mannequin, out)

@@ -64,9 +64,27 @@ pub struct RetargetArgs {
     /// model's own sockets are always kept.
     #[arg(long)]
     carry_sockets: bool,
+    /// Foot contacts: `auto` (the default) keeps the feet planted where the animation plants
+    /// them (leg IK, soles flat, nothing under the floor; the upper body as `off` has it);
+    /// `off` copies every bone's world rotation exactly, as three-vrm plays a VRMA.
+    #[arg(long, value_name = "auto|off", value_enum, default_value_t = ContactsArg::Auto)]
+    contacts: ContactsArg,
+    /// Print what the contacts found and changed, per foot and toe: plants, drift, float and
+    /// depth below the floor, beside the same figures with `--contacts off` (bakes twice).
+    #[arg(long)]
+    report: bool,
     /// Map a rig that declares no humanoid.
     #[command(flatten)]
     maps: MapArgs,
+}
+
+/// `--contacts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ContactsArg {
+    // Plant the feet.
+    Auto,
+    // The exact world-delta copy.
+    Off,
 }
 
 /// `--as`: how the clip is written.
@@ -91,6 +109,11 @@ impl RetargetArgs {
             force: self.force,
             bvh: self.bvh_out.write_options(),
             carry_sockets: self.carry_sockets,
+            contacts: match self.contacts {
+                ContactsArg::Auto => humanoid::pose::contacts::Contacts::Auto,
+                ContactsArg::Off => humanoid::pose::contacts::Contacts::Off,
+            },
+            contacts_compare: self.report,
         };
         Ok((options, mapping.diagnostics))
     }
@@ -123,6 +146,12 @@ impl RetargetArgs {
             write_json(out, &report)?;
         } else {
             print_diagnostics(out, &report.diagnostics)?;
+            if self.report {
+                match &report.contacts {
+                    Some(contacts) => write!(out, "{}", contacts.text())?,
+                    None => writeln!(out, "contacts: off (the exact world-delta copy)")?,
+                }
+            }
             super::convert::print_wrote(out, &self.out, &report)?;
         }
         Ok(ExitCode::SUCCESS)

@@ -100,6 +100,10 @@ pub const CODES: &[CodeInfo] = &[
     // CLIP_
     code("CLIP_CHOSEN", INFO, "The input has several clips and one was taken for a one-clip operation; the message says which and why (choose another with --clip NAME)"),
 
+    // CONTACTS_
+    code("CONTACTS_NOT_PLANTED", WARNING, "Retarget with contacts: nothing could be planted (no legs mapped on a side, or no foot of the clip rests on a ground); the output is the exact world-delta copy (--contacts off)"),
+    code("CONTACTS_PLANTED", INFO, "Retarget with contacts: the source's foot and toe plants were kept on the target by leg IK (and the hips lowered where a foot could not reach); the message gives the plants and the largest change (--report for the figures)"),
+
     // DOWNGRADE_
     code("DOWNGRADE_ACCESSOR_DUPLICATED", INFO, "VRM 1.0 to 0.x: an accessor read both where values turn to face -Z and where they must not; the turned values went to a new accessor"),
     code("DOWNGRADE_ACCESSOR_REWRITTEN", INFO, "VRM 1.0 to 0.x: an accessor could not be turned to face -Z in place, so it was decoded, turned and written as new float data"),

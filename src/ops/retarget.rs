@@ -24,8 +24,11 @@ use crate::model::clip::{Clip, Property, Track, TrackTarget};
 use crate::model::HumanBone;
 use crate::ops::convert::{check_output_path, ConvertReport};
 use crate::ops::read::{input_format, read_asset as read};
+use crate::pose::contacts::Contacts;
 use crate::pose::normalized::bone_tracks_from_joint_tracks;
 use crate::pose::retarget::{Keep, Retargeter, Side};
+
+mod contacts;
 
 /// The most values (4 per bone and key, 3 per hips key) a baked clip may hold: 2²⁶ (256 MiB
 /// of `f32`), checked before the keys are allocated.
@@ -51,6 +54,11 @@ pub struct RetargetOptions {
     /// Carry the animation file's sockets onto the model by bone
     /// ([`crate::ops::sockets::carry_into`]); the model's own sockets are always kept.
     pub carry_sockets: bool,
+    /// Plant the feet where the source plants them ([`crate::pose::contacts`]; the default),
+    /// or copy the world deltas exactly (`Off`).
+    pub contacts: Contacts,
+    /// Also measure the `--contacts off` output, for the report's comparison (bakes twice).
+    pub contacts_compare: bool,
 }
 
 /// Retargets the clip of `anim` onto `model` and writes the model with it to `output`.
@@ -109,8 +117,25 @@ pub fn retarget(
             ),
         );
     }
-    let baked =
-        bake(&source, clip, &target, options.fps, &mut diagnostics).map_err(|e| e.about(anim))?;
+    let (baked, contact_report) = match options.contacts {
+        Contacts::Off => (
+            bake(&source, clip, &target, options.fps, &mut diagnostics)
+                .map_err(|e| e.about(anim))?,
+            None,
+        ),
+        Contacts::Auto => {
+            let (baked, report) = contacts::bake(
+                &source,
+                clip,
+                &target,
+                options.fps,
+                options.contacts_compare,
+                &mut diagnostics,
+            )
+            .map_err(|e| e.about(anim))?;
+            (baked, Some(report))
+        }
+    };
 
     let flavour = vrm::flavour(&document);
     let target_format = match options.to {
@@ -209,6 +234,7 @@ pub fn retarget(
         bytes_written: written.bytes,
         files: written.files,
         diagnostics,
+        contacts: contact_report,
     })
 }
 
@@ -277,11 +303,48 @@ pub fn bake_keeping(
         keep,
         diagnostics,
     )?;
-    let humanoid_joints = target
-        .humanoids
-        .first()
-        .map_or(0, |h| h.bones.iter().count());
-    let values_per_key = humanoid_joints * 4 + 3;
+    let layout = Layout::of(target)?;
+    let times = key_times(&retargeter, clip, fps, &layout)?;
+    let keys = pose_keys(&clip.name, &retargeter, &times, &layout, &[])?;
+    assemble(&clip.name, times, &layout, keys, target)
+}
+
+/// Which target joints a baked clip keys: every humanoid joint's rotation, the hips' path.
+struct Layout {
+    joints: Vec<crate::model::skeleton::JointId>,
+    hips: Option<crate::model::skeleton::JointId>,
+}
+
+impl Layout {
+    fn of(target: &crate::model::Asset) -> Result<Layout, Error> {
+        let humanoid = target
+            .humanoids
+            .first()
+            .ok_or_else(|| Error::unsupported("the model has no humanoid"))?;
+        Ok(Layout {
+            joints: humanoid.bones.iter().map(|(_, j)| j).collect(),
+            hips: humanoid.bones.get(HumanBone::Hips),
+        })
+    }
+
+    fn values_per_key(&self) -> usize {
+        self.joints.len() * 4 + 3
+    }
+}
+
+/// The key times of the baked clip: the source's, or every `1/fps` seconds.
+///
+/// # Errors
+/// `fps` is not a positive finite number; the keys would hold more than
+/// [`MAX_BAKED_VALUES`] values (checked before they are allocated); the clip has no keys.
+fn key_times(
+    retargeter: &Retargeter<'_>,
+    clip: &Clip,
+    fps: Option<f32>,
+    layout: &Layout,
+) -> Result<Vec<f32>, Error> {
+    let humanoid_joints = layout.joints.len();
+    let values_per_key = layout.values_per_key();
     let times: Vec<f32> = match fps {
         Some(fps) => {
             if !(fps.is_finite() && fps > 0.0) {
@@ -327,17 +390,39 @@ pub fn bake_keeping(
             clip.name
         )));
     }
-    let humanoid = target
-        .humanoids
-        .first()
-        .ok_or_else(|| Error::unsupported("the model has no humanoid"))?;
-    let joints: Vec<(HumanBone, crate::model::skeleton::JointId)> = humanoid.bones.iter().collect();
-    let hips = humanoid.bones.get(HumanBone::Hips);
+    Ok(times)
+}
+
+/// The baked keys: one rotation list per joint of the layout (`x, y, z, w` per key), the hips'
+/// local translation (`x, y, z` per key), and the captured source joints' canonical positions
+/// (as many per key as joints asked for).
+struct Keys {
+    rotations: Vec<Vec<f32>>,
+    hips_path: Vec<f32>,
+    captured: Vec<glam::Vec3>,
+}
+
+/// Poses the target at every time, in parallel, and captures the source joints `capture`
+/// (`None`: a bone the source lacks, left at zero) at each.
+///
+/// # Errors
+/// A rotation comes out not finite.
+fn pose_keys(
+    name: &str,
+    retargeter: &Retargeter<'_>,
+    times: &[f32],
+    layout: &Layout,
+    capture: &[Option<crate::model::skeleton::JointId>],
+) -> Result<Keys, Error> {
+    let joints = &layout.joints;
+    let hips = layout.hips;
+    let per_key = capture.len();
     // The output, written in place: one rotation list per joint (x, y, z, w per key) and the
     // hips' path (x, y, z per key). Each list is its own zeroed allocation (fresh pages that
     // the threads fault in as they write, in parallel).
     let mut rotations: Vec<Vec<f32>> = joints.iter().map(|_| vec![0.0; times.len() * 4]).collect();
     let mut hips_path: Vec<f32> = vec![0.0; if hips.is_some() { times.len() * 3 } else { 0 }];
+    let mut captured: Vec<glam::Vec3> = vec![glam::Vec3::ZERO; times.len() * per_key];
     // The key times are independent: split them into runs (several per core, so that a core
     // the machine gives less time to takes fewer of them) that one thread per core takes in
     // turn, each with its own retargeter (cloned: nothing measured twice).
@@ -351,6 +436,7 @@ pub fn bake_keeping(
             times,
             rotations: Vec::with_capacity(joints.len()),
             path: &mut [],
+            captured: &mut [],
         })
         .collect();
     for values in &mut rotations {
@@ -361,6 +447,11 @@ pub fn bake_keeping(
     for (run, slice) in runs.iter_mut().zip(hips_path.chunks_mut(chunk * 3)) {
         run.path = slice;
     }
+    if per_key > 0 {
+        for (run, slice) in runs.iter_mut().zip(captured.chunks_mut(chunk * per_key)) {
+            run.captured = slice;
+        }
+    }
     // Taken from the back: the first run last.
     runs.reverse();
     let workers = threads.min(runs.len());
@@ -369,7 +460,7 @@ pub fn bake_keeping(
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 let mut retargeter = retargeter.clone();
-                let (joints, queue) = (&joints, &queue);
+                let queue = &queue;
                 scope.spawn(move || {
                     let mut finite = true;
                     // A poisoned queue (a run panicked; nothing in one indexes unchecked)
@@ -378,7 +469,7 @@ pub fn bake_keeping(
                         Ok(mut runs) => runs.pop(),
                         Err(_) => return false,
                     } {
-                        finite &= bake_run(&mut retargeter, joints, hips, run);
+                        finite &= bake_run(&mut retargeter, joints, hips, capture, run);
                     }
                     finite
                 })
@@ -390,18 +481,37 @@ pub fn bake_keeping(
     });
     if !finite {
         return Err(Error::unsupported(format!(
-            "retargeted clip {:?}: a joint rotation is not finite (a degenerate rest pose or clip value)",
-            clip.name
+            "retargeted clip {name:?}: a joint rotation is not finite (a degenerate rest pose or clip value)"
         )));
     }
+    Ok(Keys {
+        rotations,
+        hips_path,
+        captured,
+    })
+}
+
+/// The baked clip from its keys: a rotation track per joint, and the hips' path where it
+/// moves off the rest.
+///
+/// # Errors
+/// The key times are not increasing and finite.
+fn assemble(
+    name: &str,
+    times: Vec<f32>,
+    layout: &Layout,
+    keys: Keys,
+    target: &crate::model::Asset,
+) -> Result<Clip, Error> {
     // Every rotation list holds a value per key (by allocation) and every value is finite
     // (checked as it was written), so those tracks are valid by construction; the key times are
     // checked once and shared.
     let times = crate::model::clip::KeyTimes::new(times)
         .map_err(|e| Error::unsupported(format!("retargeted clip: {e}")))?;
+    let hips = layout.hips;
     let rest_hips = hips.map(|h| target.skeleton.rest_local(h).translation);
-    let mut out = Clip::new(clip.name.clone());
-    for (values, (_, joint)) in rotations.into_iter().zip(&joints) {
+    let mut out = Clip::new(name.to_owned());
+    for (values, joint) in keys.rotations.into_iter().zip(&layout.joints) {
         out.add_track(Track::from_valid_parts(
             TrackTarget::Joint(*joint),
             Property::Rotation,
@@ -410,6 +520,7 @@ pub fn bake_keeping(
             values,
         ));
     }
+    let hips_path = keys.hips_path;
     let moves = rest_hips.is_some_and(|rest| {
         hips_path
             .chunks_exact(3)
@@ -430,32 +541,37 @@ pub fn bake_keeping(
     Ok(out)
 }
 
-/// One run of key times and where its keys go: a slice of each joint's rotation list and of
-/// the hips' path.
+/// One run of key times and where its keys go: a slice of each joint's rotation list, of
+/// the hips' path and of the captured source positions.
 struct Run<'a> {
     times: &'a [f32],
     rotations: Vec<&'a mut [f32]>,
     path: &'a mut [f32],
+    captured: &'a mut [glam::Vec3],
 }
 
 /// Poses the target at each time of `run` and writes the joints' local rotations and the hips'
-/// local translation. Returns whether every rotation written is finite.
+/// local translation, and the captured source joints' positions. Returns whether every
+/// rotation written is finite.
 fn bake_run(
     retargeter: &mut Retargeter<'_>,
-    joints: &[(HumanBone, crate::model::skeleton::JointId)],
+    joints: &[crate::model::skeleton::JointId],
     hips: Option<crate::model::skeleton::JointId>,
+    capture: &[Option<crate::model::skeleton::JointId>],
     run: Run<'_>,
 ) -> bool {
     let Run {
         times,
         mut rotations,
         path,
+        captured,
     } = run;
     let mut locals = Vec::new();
     let mut finite = true;
+    let per_key = capture.len();
     for (key, &t) in times.iter().enumerate() {
         retargeter.pose_into(t, &mut locals);
-        for (values, (_, joint)) in rotations.iter_mut().zip(joints) {
+        for (values, joint) in rotations.iter_mut().zip(joints) {
             let rotation = locals
                 .get(joint.index())
                 .map_or(glam::Quat::IDENTITY, |l| l.rotation);
@@ -470,6 +586,15 @@ fn bake_run(
                 .map_or(glam::Vec3::ZERO, |l| l.translation);
             if let Some(slot) = path.get_mut(key * 3..key * 3 + 3) {
                 slot.copy_from_slice(&translation.to_array());
+            }
+        }
+        if per_key > 0 {
+            if let Some(slots) = captured.get_mut(key * per_key..(key + 1) * per_key) {
+                for (slot, joint) in slots.iter_mut().zip(capture) {
+                    if let Some(j) = joint {
+                        *slot = retargeter.source_position(*j);
+                    }
+                }
             }
         }
     }

@@ -56,6 +56,9 @@ pub struct Written {
     pub files: Vec<PathBuf>,
     /// What was dropped, approximated or found along the way.
     pub diagnostics: Diagnostics,
+    /// What contact-aware retargeting found and changed (`retarget` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contacts: Option<crate::pose::contacts::ContactReport>,
 }
 
 impl Serialize for Format {
@@ -197,6 +200,7 @@ fn write_gltf_family(
                     bytes_written: written.bytes,
                     files: written.files,
                     diagnostics,
+                    contacts: None,
                 });
             }
             let name = character
@@ -250,6 +254,7 @@ fn write_gltf_family(
         bytes_written: written.bytes,
         files: written.files,
         diagnostics: all,
+        contacts: None,
     })
 }
 
@@ -377,6 +382,7 @@ pub(crate) fn write_vrma_clip(
         bytes_written: written.bytes,
         files: written.files,
         diagnostics,
+        contacts: None,
     })
 }
 
@@ -483,6 +489,7 @@ fn write_from_model(
         bytes_written,
         files: vec![path.to_path_buf()],
         diagnostics,
+        contacts: None,
     })
 }
 

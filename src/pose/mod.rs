@@ -1,6 +1,7 @@
 //! Pose math: transforms, sampling, the canonical T-pose and bone frames.
 
 pub mod bake;
+pub mod contacts;
 pub mod fk;
 pub mod ground;
 pub mod look_at;

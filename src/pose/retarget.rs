@@ -266,6 +266,32 @@ impl<'a> Retargeter<'a> {
         keep: Keep,
         diagnostics: &mut Diagnostics,
     ) -> Result<Retargeter<'a>, Error> {
+        Retargeter::build(source, clip, target, keep, false, diagnostics)
+    }
+
+    /// As [`Retargeter::new`], for contact-aware retargeting ([`crate::pose::contacts`]): the
+    /// legs set the hips' scale (the ankles kept at their heights) even between two files that
+    /// declare a T-pose, so that a planted foot lands on the target's ground.
+    ///
+    /// # Errors
+    /// As [`Retargeter::new`].
+    pub fn for_contacts(
+        source: Side<'a>,
+        clip: &'a Clip,
+        target: Side<'a>,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<Retargeter<'a>, Error> {
+        Retargeter::build(source, clip, target, Keep::Directions, true, diagnostics)
+    }
+
+    fn build(
+        source: Side<'a>,
+        clip: &'a Clip,
+        target: Side<'a>,
+        keep: Keep,
+        legs_scale_hips: bool,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<Retargeter<'a>, Error> {
         let sampler = Sampler::new(&source.asset.skeleton, clip);
         let rest_rotations = |asset: &Asset| -> Vec<Quat> {
             asset
@@ -318,7 +344,7 @@ impl<'a> Retargeter<'a> {
             .collect();
         let (hips, turn_between, source_turn) = match keep {
             Keep::Directions => (
-                hips_motion(&source, clip, &target, diagnostics)?,
+                hips_motion(&source, clip, &target, legs_scale_hips, diagnostics)?,
                 target_turn.inverse() * source_turn,
                 source_turn,
             ),
@@ -368,6 +394,12 @@ impl<'a> Retargeter<'a> {
             retargeter.ground = retargeter.measure_ground(&feet);
         }
         Ok(retargeter)
+    }
+
+    /// A source joint's position at the time last posed ([`Retargeter::pose_into`]), in
+    /// canonical space (+Z facing, the source's units).
+    pub fn source_position(&self, joint: JointId) -> Vec3 {
+        self.source_turn * self.sampler.world_position(joint)
     }
 
     /// Every key time of the source clip's joint tracks (the times a baked clip needs).
@@ -603,6 +635,7 @@ fn hips_motion(
     source: &Side<'_>,
     clip: &Clip,
     target: &Side<'_>,
+    legs_always: bool,
     diagnostics: &mut Diagnostics,
 ) -> Result<Option<HipsMotion>, Error> {
     let (Some(source_hips), Some(target_hips)) = (
@@ -646,7 +679,7 @@ fn hips_motion(
     // by the hips-height ratio. When a side is a measured rig, the legs set the scale (their
     // lengths may be a different share of the hips height) and the ankles stay at their
     // heights, so a planted foot lands on the target's ground.
-    let legs = (!source.declared_t_pose || !target.declared_t_pose)
+    let legs = (legs_always || !source.declared_t_pose || !target.declared_t_pose)
         .then(|| Some((leg_length(source)?, leg_length(target)?)))
         .flatten();
     let (ratio, from, to) = match legs {
@@ -700,26 +733,8 @@ fn hip_sockets(
 
 /// A side's leg length: upper leg + lower leg, the mean of both sides (segment lengths do
 /// not depend on the rest pose).
-fn leg_length(side: &Side<'_>) -> Option<f32> {
-    let skeleton = &side.asset.skeleton;
-    let bones = &side.humanoid.bones;
-    let at = |bone: HumanBone| bones.get(bone).map(|j| skeleton.rest_world(j).translation);
-    let lengths: Vec<f32> = [
-        (
-            HumanBone::LeftUpperLeg,
-            HumanBone::LeftLowerLeg,
-            HumanBone::LeftFoot,
-        ),
-        (
-            HumanBone::RightUpperLeg,
-            HumanBone::RightLowerLeg,
-            HumanBone::RightFoot,
-        ),
-    ]
-    .iter()
-    .filter_map(|&(u, l, f)| Some(at(u)?.distance(at(l)?) + at(l)?.distance(at(f)?)))
-    .collect();
-    (!lengths.is_empty()).then(|| lengths.iter().sum::<f32>() / lengths.len() as f32)
+pub fn leg_length(side: &Side<'_>) -> Option<f32> {
+    crate::pose::contacts::solve::leg_length(&side.asset.skeleton, &side.humanoid.bones)
 }
 
 /// The feet joints' height above the ground when they stand on it: for the source, the lowest

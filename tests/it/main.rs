@@ -14,6 +14,7 @@
 mod batch;
 mod cli;
 mod cli_messages;
+mod contacts;
 #[cfg(feature = "corpus")]
 mod corpus;
 mod godot;

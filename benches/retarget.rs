@@ -112,3 +112,72 @@ fn pose_idle_loop_on_debug_robot(bencher: divan::Bencher) {
         divan::black_box(sum)
     });
 }
+
+/// The same 100,000-key bake with contacts (`retarget`'s default): compare with
+/// `retarget_100k_keys` in the same run (target: at most 2×).
+#[divan::bench(sample_count = 5)]
+fn retarget_100k_keys_contacts(bencher: divan::Bencher) {
+    let (asset, clip) = mannequin_with_long_clip();
+    bencher.bench(|| {
+        let mut diagnostics = humanoid::Diagnostics::new();
+        humanoid::retarget::bake_contacts(asset, clip, asset, None, false, &mut diagnostics)
+            .expect("bake")
+    });
+}
+
+/// The mannequin's wave (it stands: both feet planted at every key) tiled to 100,000 keys,
+/// with contacts and without: the solver at work on every key.
+#[divan::bench(args = [false, true], sample_count = 5)]
+fn standing_100k_keys(bencher: divan::Bencher, contacts: bool) {
+    let (asset, clip) = standing_long_clip();
+    bencher.bench(|| {
+        let mut diagnostics = humanoid::Diagnostics::new();
+        if contacts {
+            humanoid::retarget::bake_contacts(asset, clip, asset, None, false, &mut diagnostics)
+                .expect("bake")
+                .0
+        } else {
+            humanoid::retarget::bake(asset, clip, asset, None, &mut diagnostics).expect("bake")
+        }
+    });
+}
+
+fn standing_long_clip() -> &'static (Asset, Clip) {
+    static DATA: OnceLock<(Asset, Clip)> = OnceLock::new();
+    DATA.get_or_init(|| {
+        let m = canonical_mannequin().expect("mannequin");
+        let mut asset = Asset::new(
+            Format::Glb,
+            m.skeleton.clone(),
+            (0..m.skeleton.len()).collect(),
+        );
+        asset.humanoids.push(HumanoidSkeleton {
+            declared_t_pose: true,
+            root: m.humanoid.root,
+            bones: m.humanoid.bones,
+        });
+        let wave = m.clips.iter().find(|c| c.name == "wave").expect("wave");
+        let duration = wave.duration();
+        let times: Vec<f32> = (0..KEYS).map(|k| k as f32 / 30.0).collect();
+        let mut clip = Clip::new("standing");
+        for track in wave.tracks() {
+            let mut values = Vec::with_capacity(KEYS * track.components());
+            let mut value = vec![0.0; track.components()];
+            for &t in &times {
+                track.sample(t % duration, &mut value);
+                values.extend_from_slice(&value);
+            }
+            clip.add_track(
+                Track::new(
+                    track.target(),
+                    track.property(),
+                    Interpolation::Linear,
+                    times.clone(),
+                    values,
+                )
+                .expect("track"),
+            );
+        }
+        (asset, clip)
+    })
+}

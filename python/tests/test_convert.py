@@ -67,8 +67,10 @@ def test_retarget_contacts_report_and_off_is_the_exact_copy(tmp_path, mannequin,
     # reported; "off" writes what the command line writes with --contacts off, byte for byte.
     auto = humanoid.retarget(mannequin, mannequin, tmp_path / "auto.glb", clip="wave", report=True)
     contacts = auto["contacts"]
-    assert contacts["applied"] is True
     assert sum(j["plants"] for j in contacts["joints"]) > 0
+    # On its own body the world-delta copy keeps the feet already: nothing to change.
+    assert contacts["applied"] is False
+    assert all(j["drift_mm"]["max"] < 1.0 for j in contacts["joints"])
     assert len(contacts["without_contacts"]) == len(contacts["joints"])
     off = humanoid.retarget(mannequin, mannequin, tmp_path / "off.glb", clip="wave", contacts="off")
     assert "contacts" not in off

@@ -124,7 +124,7 @@ pub fn retarget(
             None,
         ),
         Contacts::Auto => {
-            let (baked, report) = contacts::bake(
+            let (baked, report) = bake_contacts(
                 &source,
                 clip,
                 &target,
@@ -278,6 +278,39 @@ pub fn bake(
     diagnostics: &mut Diagnostics,
 ) -> Result<Clip, Error> {
     bake_keeping(source, clip, target, fps, Keep::Directions, diagnostics)
+}
+
+/// As [`bake`], with the feet planted where the source plants them
+/// ([`crate::pose::contacts`]); with `compare`, the report also measures the `--contacts off`
+/// bake (baking twice). Where nothing can be planted, the result is [`bake`]'s (its feet only
+/// kept above the floor), and the report says why.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// humanoid::demo::write_demo(dir.path(), false)?;
+/// let mannequin = humanoid::read_asset(&dir.path().join("mannequin.glb"))?.asset;
+/// let wave = mannequin.clips.iter().find(|c| c.name == "wave").expect("wave");
+/// let mut diagnostics = humanoid::Diagnostics::new();
+/// let (clip, report) =
+///     humanoid::retarget::bake_contacts(&mannequin, wave, &mannequin, None, true, &mut diagnostics)?;
+/// // The wave stands on both feet: every foot joint is planted, and stays put. On its own body
+/// // the world-delta copy already keeps them, so the solver changes nothing.
+/// assert!(clip.duration() > 0.0 && !report.applied);
+/// assert!(report.joints.iter().all(|j| j.plants > 0 && j.drift_mm.max < 1.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`bake`].
+pub fn bake_contacts(
+    source: &crate::model::Asset,
+    clip: &Clip,
+    target: &crate::model::Asset,
+    fps: Option<f32>,
+    compare: bool,
+    diagnostics: &mut Diagnostics,
+) -> Result<(Clip, crate::pose::contacts::ContactReport), Error> {
+    contacts::bake(source, clip, target, fps, compare, diagnostics)
 }
 
 /// As [`bake`], keeping what `keep` says of the motion ([`Keep::Positions`]: the target is the

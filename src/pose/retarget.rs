@@ -266,32 +266,6 @@ impl<'a> Retargeter<'a> {
         keep: Keep,
         diagnostics: &mut Diagnostics,
     ) -> Result<Retargeter<'a>, Error> {
-        Retargeter::build(source, clip, target, keep, false, diagnostics)
-    }
-
-    /// As [`Retargeter::new`], for contact-aware retargeting ([`crate::pose::contacts`]): the
-    /// legs set the hips' scale (the ankles kept at their heights) even between two files that
-    /// declare a T-pose, so that a planted foot lands on the target's ground.
-    ///
-    /// # Errors
-    /// As [`Retargeter::new`].
-    pub fn for_contacts(
-        source: Side<'a>,
-        clip: &'a Clip,
-        target: Side<'a>,
-        diagnostics: &mut Diagnostics,
-    ) -> Result<Retargeter<'a>, Error> {
-        Retargeter::build(source, clip, target, Keep::Directions, true, diagnostics)
-    }
-
-    fn build(
-        source: Side<'a>,
-        clip: &'a Clip,
-        target: Side<'a>,
-        keep: Keep,
-        legs_scale_hips: bool,
-        diagnostics: &mut Diagnostics,
-    ) -> Result<Retargeter<'a>, Error> {
         let sampler = Sampler::new(&source.asset.skeleton, clip);
         let rest_rotations = |asset: &Asset| -> Vec<Quat> {
             asset
@@ -344,7 +318,7 @@ impl<'a> Retargeter<'a> {
             .collect();
         let (hips, turn_between, source_turn) = match keep {
             Keep::Directions => (
-                hips_motion(&source, clip, &target, legs_scale_hips, diagnostics)?,
+                hips_motion(&source, clip, &target, diagnostics)?,
                 target_turn.inverse() * source_turn,
                 source_turn,
             ),
@@ -635,7 +609,6 @@ fn hips_motion(
     source: &Side<'_>,
     clip: &Clip,
     target: &Side<'_>,
-    legs_always: bool,
     diagnostics: &mut Diagnostics,
 ) -> Result<Option<HipsMotion>, Error> {
     let (Some(source_hips), Some(target_hips)) = (
@@ -679,7 +652,7 @@ fn hips_motion(
     // by the hips-height ratio. When a side is a measured rig, the legs set the scale (their
     // lengths may be a different share of the hips height) and the ankles stay at their
     // heights, so a planted foot lands on the target's ground.
-    let legs = (legs_always || !source.declared_t_pose || !target.declared_t_pose)
+    let legs = (!source.declared_t_pose || !target.declared_t_pose)
         .then(|| Some((leg_length(source)?, leg_length(target)?)))
         .flatten();
     let (ratio, from, to) = match legs {

@@ -12,8 +12,8 @@ use crate::model::skeleton::JointId;
 use crate::model::{Asset, HumanBone};
 use crate::pose::contacts::chain::Baked;
 use crate::pose::contacts::detect::{self, Thresholds};
-use crate::pose::contacts::report::{JointMetrics, SolePitches};
-use crate::pose::contacts::solve::{self, Plants, SourceLegs, Target, CAPTURED};
+use crate::pose::contacts::report::SolePitches;
+use crate::pose::contacts::solve::{self, SourceLegs, Target, CAPTURED};
 use crate::pose::contacts::{sole, ContactReport};
 use crate::pose::fk::Sampler;
 use crate::pose::retarget::{Keep, Retargeter, Side};
@@ -43,6 +43,7 @@ pub(super) fn bake(
     let target_def = Target {
         skeleton: &target.skeleton,
         bones: &target_side.humanoid.bones,
+        turn: target_side.turn,
     };
     let source_bones = &source_side.humanoid.bones;
     let capture: Vec<Option<JointId>> = CAPTURED.iter().map(|b| source_bones.get(*b)).collect();
@@ -96,21 +97,16 @@ pub(super) fn bake(
     } else {
         sole::rest_pitch(&target.skeleton, target_def.bones, target_side.turn)
     };
-    let mut soled_source = source_side.clone();
-    let mut soled_target = target_side.clone();
-    sole::flatten(
-        &mut soled_source.corrections,
-        soled_source.turn,
-        source_pitch,
-    );
-    sole::flatten(
-        &mut soled_target.corrections,
-        soled_target.turn,
-        target_pitch,
-    );
+    let soles = sole_turns(&target_side, source_pitch, target_pitch);
 
-    let mut attempt = Diagnostics::new();
-    let retargeter = Retargeter::for_contacts(soled_source, clip, soled_target, &mut attempt)?;
+    // The exact world-delta bake, the source's legs captured at every key.
+    let retargeter = Retargeter::keeping(
+        source_side,
+        clip,
+        target_side.clone(),
+        Keep::Directions,
+        diagnostics,
+    )?;
     let times = key_times(&retargeter, clip, fps, &layout)?;
     let mut keys = pose_keys(&clip.name, &retargeter, &times, &layout, &capture)?;
     let legs = SourceLegs {
@@ -119,48 +115,90 @@ pub(super) fn bake(
         positions: std::mem::take(&mut keys.captured),
     };
     let plants = solve::find_plants(target_def, &legs, &times);
-    if !plants.any() {
-        return floor_only(
-            source,
-            clip,
-            target,
-            fps,
-            &capture,
-            legs.leg,
-            report,
-            diagnostics,
-        );
-    }
-    diagnostics.extend(attempt);
     let mut baked = baked(&times, &layout, &mut keys);
-    let solved = solve::solve(target_def, &legs, &plants, &mut baked);
-    report.applied = solved.applied;
+    if compare {
+        // The same figures on the world-delta bake, before the solver changes it.
+        report.without_contacts = Some(solve::measure(target_def, &plants, &baked));
+    }
+    let solved = solve::solve(target_def, &legs, &plants, &soles, &mut baked);
+    report.applied = solved.applied && solved.solver.frames_solved > 0;
     report.notes.extend(solved.notes);
     report.solver = solved.solver;
-    report.solver.sole_pitch_deg = SolePitches {
-        source: source_pitch.map(|p| p.map(f32::to_degrees)),
-        target: target_pitch.map(|p| p.map(f32::to_degrees)),
-    };
-    report.joints = solve::measure(target_def, &plants, &baked);
     if compare {
-        report.without_contacts = Some(measure_off(source, clip, target, fps, &plants)?);
+        report.joints = solve::measure(target_def, &plants, &baked);
     }
-    let planted: usize = report.joints.iter().map(|j| j.plants).sum();
-    let worst = report
-        .joints
-        .iter()
-        .map(|j| j.drift_mm.max)
-        .fold(0.0f32, f32::max);
-    diagnostics.info(
-        "CONTACTS_PLANTED",
-        "",
-        format!(
-            "contacts: {planted} plants of the feet and toes kept on the model (drift up to {worst:.1} mm); {} of {} keys changed, hips lowered up to {:.1} mm (--contacts off for the exact world-delta copy; --report for the figures)",
-            report.solver.frames_solved, report.solver.frames, report.solver.hips_drop_max_mm
-        ),
-    );
+    let planted: usize = plants.legs.iter().flatten().map(Vec::len).sum();
+    if planted > 0 {
+        report.solver.sole_pitch_deg = SolePitches {
+            source: source_pitch.map(|p| p.map(f32::to_degrees)),
+            target: target_pitch.map(|p| p.map(f32::to_degrees)),
+        };
+        diagnostics.info(
+            "CONTACTS_PLANTED",
+            "",
+            format!(
+                "contacts: {planted} plants of the feet and toes kept on the model; {} of {} keys changed, ankles moved up to {:.1} mm, hips lowered up to {:.1} mm (--contacts off for the exact world-delta copy; --report for the figures)",
+                report.solver.frames_solved,
+                report.solver.frames,
+                report.solver.ankle_moved_max_mm,
+                report.solver.hips_drop_max_mm
+            ),
+        );
+    } else {
+        let why = "no foot of the animation stays put on a ground in this clip (an in-place cycle whose feet slide back, a swim, a jump): nothing to plant";
+        report.note(why);
+        let done = if report.applied {
+            format!(
+                "the world-delta copy (--contacts off) with its feet and toes kept above the floor at {} of {} keys",
+                report.solver.frames_solved, report.solver.frames
+            )
+        } else {
+            "the world-delta copy (--contacts off), exactly".to_owned()
+        };
+        diagnostics.warn(
+            "CONTACTS_NOT_PLANTED",
+            "",
+            format!("contacts: {why}; the output is {done}"),
+        );
+    }
     let clip = assemble(&clip.name, times, &layout, keys, target)?;
     Ok((clip, report))
+}
+
+/// Per leg, the constant turns of the foot and toes onto the soles' T-pose
+/// ([`sole::turn`]).
+fn sole_turns(
+    target: &Side<'_>,
+    source_pitch: [Option<f32>; 2],
+    target_pitch: [Option<f32>; 2],
+) -> [[glam::Quat; 2]; 2] {
+    let skeleton = &target.asset.skeleton;
+    let bones = &target.humanoid.bones;
+    let t_pose = |bone: HumanBone| {
+        let rest = bones
+            .get(bone)
+            .map_or(glam::Quat::IDENTITY, |j| skeleton.rest_world(j).rotation);
+        let correction = target
+            .corrections
+            .get(bone.index())
+            .copied()
+            .unwrap_or(glam::Quat::IDENTITY);
+        correction * rest
+    };
+    std::array::from_fn(|leg| {
+        let (foot, toes) = sole::FEET
+            .get(leg)
+            .copied()
+            .unwrap_or((HumanBone::LeftFoot, HumanBone::LeftToes));
+        let (s, t) = (
+            source_pitch.get(leg).copied().flatten(),
+            target_pitch.get(leg).copied().flatten(),
+        );
+        [
+            sole::turn(target.turn, s, t, t_pose(foot)),
+            sole::turn(target.turn, s, t, t_pose(toes)),
+        ]
+    })
 }
 
 /// The `--contacts off` bake, with the report saying why nothing was planted.
@@ -184,67 +222,6 @@ fn copy(
     Ok((clip, report))
 }
 
-/// No plant in the clip (an in-place cycle whose feet slide back, a swim, a jump): the
-/// `--contacts off` bake, its feet and toes only kept above the floor (where none goes below,
-/// exactly the `--contacts off` output).
-#[allow(clippy::too_many_arguments)]
-fn floor_only(
-    source: &Asset,
-    clip: &Clip,
-    target: &Asset,
-    fps: Option<f32>,
-    capture: &[Option<JointId>],
-    source_leg: f32,
-    mut report: ContactReport,
-    diagnostics: &mut Diagnostics,
-) -> Result<(Clip, ContactReport), Error> {
-    let retargeter = Retargeter::keeping(
-        Side::new(source, "animation")?,
-        clip,
-        Side::new(target, "model")?,
-        Keep::Directions,
-        diagnostics,
-    )?;
-    let layout = Layout::of(target)?;
-    let times = key_times(&retargeter, clip, fps, &layout)?;
-    let mut keys = pose_keys(&clip.name, &retargeter, &times, &layout, capture)?;
-    let legs = SourceLegs {
-        leg: source_leg,
-        has: std::array::from_fn(|i| capture.get(i).is_some_and(Option::is_some)),
-        positions: std::mem::take(&mut keys.captured),
-    };
-    let humanoid = target
-        .humanoids
-        .first()
-        .ok_or_else(|| Error::unsupported("the model has no humanoid"))?;
-    let target_def = Target {
-        skeleton: &target.skeleton,
-        bones: &humanoid.bones,
-    };
-    let mut baked = baked(&times, &layout, &mut keys);
-    let solved = solve::solve(target_def, &legs, &Plants::default(), &mut baked);
-    report.solver = solved.solver;
-    report.applied = report.solver.frames_solved > 0;
-    report.joints = solve::measure(target_def, &Plants::default(), &baked);
-    let why = "no foot of the animation stays put on a ground in this clip (an in-place cycle whose feet slide back, a swim, a jump): nothing to plant";
-    report.note(why);
-    let done = if report.applied {
-        format!(
-            "the world-delta copy (--contacts off) with its feet and toes kept above the floor at {} of {} keys",
-            report.solver.frames_solved, report.solver.frames
-        )
-    } else {
-        "the world-delta copy (--contacts off), exactly".to_owned()
-    };
-    diagnostics.warn(
-        "CONTACTS_NOT_PLANTED",
-        "",
-        format!("contacts: {why}; the output is {done}"),
-    );
-    let clip = assemble(&clip.name, times, &layout, keys, target)?;
-    Ok((clip, report))
-}
-
 /// The baked keys as the solver sees them.
 fn baked<'a>(times: &'a [f32], layout: &'a Layout, keys: &'a mut Keys) -> Baked<'a> {
     Baked {
@@ -254,40 +231,6 @@ fn baked<'a>(times: &'a [f32], layout: &'a Layout, keys: &'a mut Keys) -> Baked<
         hips: layout.hips,
         hips_path: &mut keys.hips_path,
     }
-}
-
-/// The target's feet and toes in the `--contacts off` bake, at the same plants.
-fn measure_off(
-    source: &Asset,
-    clip: &Clip,
-    target: &Asset,
-    fps: Option<f32>,
-    plants: &Plants,
-) -> Result<Vec<JointMetrics>, Error> {
-    let mut scratch = Diagnostics::new();
-    let retargeter = Retargeter::keeping(
-        Side::new(source, "animation")?,
-        clip,
-        Side::new(target, "model")?,
-        Keep::Directions,
-        &mut scratch,
-    )?;
-    let layout = Layout::of(target)?;
-    let times = key_times(&retargeter, clip, fps, &layout)?;
-    let mut keys = pose_keys(&clip.name, &retargeter, &times, &layout, &[])?;
-    let humanoid = target
-        .humanoids
-        .first()
-        .ok_or_else(|| Error::unsupported("the model has no humanoid"))?;
-    let target_def = Target {
-        skeleton: &target.skeleton,
-        bones: &humanoid.bones,
-    };
-    Ok(solve::measure(
-        target_def,
-        plants,
-        &baked(&times, &layout, &mut keys),
-    ))
 }
 
 /// Each source foot's sole pitch `β`: in the rest where the rest stands (both feet level with

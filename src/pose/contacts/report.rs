@@ -145,7 +145,8 @@ pub struct ContactReport {
     pub applied: bool,
     /// Why not, or what was left out.
     pub notes: Vec<String>,
-    /// The target's feet and toes in the output.
+    /// The target's feet and toes in the output (measured when the report is asked for:
+    /// `--report`, `compare`).
     pub joints: Vec<JointMetrics>,
     /// The same with `--contacts off` (only when asked for: it bakes the clip twice).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -8,8 +8,8 @@
 //! EXT_skeleton_humanoid) stands on its soles at rest instead.
 //!
 //! So for contact-aware retargeting the foot's T-pose is the one whose sole is flat: the
-//! levelled foot pitched toes-down by the angle `β` between its ankle–toe line and its sole
-//! ([`flatten`]). `β` is measured where the sole is known to be flat: in the frames where the
+//! levelled foot pitched toes-down by the angle `β` between its ankle–toe line and its sole,
+//! applied to the world-delta bake as one constant turn per foot and toe bone ([`turn`]). `β` is measured where the sole is known to be flat: in the frames where the
 //! clip plants both the foot and the toe joint ([`planted_pitch`]), else in the rest
 //! ([`rest_pitch`], a standing rest).
 //!
@@ -72,48 +72,50 @@ pub fn planted_pitch(ankle: &[Vec3], toe: &[Vec3], both: &[bool]) -> Option<f32>
     pitches.get(pitches.len() / 2).copied()
 }
 
-/// Pitches a side's foot and toe corrections (`S_b`, which level the foot bone) by `β`
-/// toes-down about the side's left axis, so that the T-pose foot stands on its sole.
-pub fn flatten(corrections: &mut [Quat; HumanBone::COUNT], turn: Quat, pitches: [Option<f32>; 2]) {
-    for ((foot, toes), pitch) in FEET.into_iter().zip(pitches) {
-        let Some(beta) = pitch.filter(|b| b.is_finite()) else {
-            continue;
-        };
-        let down = (turn * Quat::from_rotation_x(beta) * turn.inverse()).normalize();
-        for bone in [foot, toes] {
-            if let Some(c) = corrections.get_mut(bone.index()) {
-                *c = (down * *c).normalize();
-            }
-        }
+/// The turn that carries a target foot (or toe) bone's world-delta rotation onto the soles'
+/// T-pose: `W_sole(t) = W(t) · C`, with `C = F⁻¹ · s' · Rx(β' − β) · s'⁻¹ · F`.
+///
+/// Retargeting by world deltas gives the bone `W(t) = T · W_src(t) · (S · W_src(rest))⁻¹ · K ·
+/// F` (`F = S' · W'(rest)` the target bone's T-pose world rotation, `K = s · s'⁻¹` the turns
+/// of both sides). With both sides' T-pose feet pitched toes-down by their `β` about their own
+/// left axis (`P = s · Rx(β) · s⁻¹` on the left of `S`), the constant factors become `… ·
+/// P_src⁻¹ · K · P' · F`, which is the world-delta rotation times `C` above: so the soles are
+/// a post-process of the exact world-delta bake, one constant per foot and toe bone.
+/// `β`: the source's (`None`: 0, a declared T-pose), `β'`: the target's.
+pub fn turn(target_turn: Quat, source: Option<f32>, target: Option<f32>, t_pose: Quat) -> Quat {
+    let pitch = target.unwrap_or(0.0) - source.unwrap_or(0.0);
+    if pitch == 0.0 || !pitch.is_finite() {
+        return Quat::IDENTITY;
     }
+    let about_left = target_turn * Quat::from_rotation_x(pitch) * target_turn.inverse();
+    (t_pose.inverse() * about_left * t_pose).normalize()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The world-delta rotation with both sides' feet pitched in their T-pose (the constant
+    /// factors of `W(t)` written out), against the plain one times [`turn`].
     #[test]
-    fn a_levelled_foot_pitched_by_beta_has_its_line_back_at_beta() {
-        // A foot along +Z levelled (S = identity): pitching by β brings the toe below.
-        let mut c = [Quat::IDENTITY; HumanBone::COUNT];
-        flatten(&mut c, Quat::IDENTITY, [Some(0.5), None]);
-        let line = c[HumanBone::LeftFoot.index()] * Vec3::Z;
-        assert!((line_pitch(Vec3::ZERO, line).unwrap() - 0.5).abs() < 1e-6);
-        assert_eq!(c[HumanBone::RightFoot.index()], Quat::IDENTITY);
-        assert_eq!(
-            c[HumanBone::LeftToes.index()],
-            c[HumanBone::LeftFoot.index()]
+    fn the_turn_is_the_pitched_t_pose_as_a_post_process() {
+        let q = |x: f32, y: f32, z: f32| Quat::from_euler(glam::EulerRot::YXZ, y, x, z);
+        let (s, s2) = (q(0.0, 3.1, 0.0), q(0.0, 0.4, 0.0));
+        let (corr, corr2) = (q(0.3, -0.2, 0.1), q(-0.1, 0.5, 0.2));
+        let (rest, rest2) = (q(0.7, 0.2, -0.3), q(-0.4, 1.0, 0.6));
+        let (beta, beta2) = (0.45f32, 0.2f32);
+        let now = q(0.2, -0.6, 0.9);
+        let k = s * s2.inverse();
+        let f = corr2 * rest2;
+        let plain = now * (corr * rest).inverse() * k * f;
+        let pitch = |turn: Quat, b: f32| turn * Quat::from_rotation_x(b) * turn.inverse();
+        let pitched = now * (pitch(s, beta) * corr * rest).inverse() * k * pitch(s2, beta2) * f;
+        let post = plain * turn(s2, Some(beta), Some(beta2), f);
+        assert!(
+            pitched.abs_diff_eq(post, 1e-5) || pitched.abs_diff_eq(-post, 1e-5),
+            "{pitched} vs {post}"
         );
-    }
-
-    #[test]
-    fn a_turned_rig_pitches_about_its_own_left() {
-        // A rig facing −Z (turned half about +Y): its foot line along −Z dips the same way.
-        let turn = Quat::from_rotation_y(std::f32::consts::PI);
-        let mut c = [Quat::IDENTITY; HumanBone::COUNT];
-        flatten(&mut c, turn, [Some(0.3), Some(0.3)]);
-        let line = c[HumanBone::RightFoot.index()] * Vec3::NEG_Z;
-        assert!((line_pitch(Vec3::ZERO, line).unwrap() - 0.3).abs() < 1e-6);
+        assert_eq!(turn(s2, None, None, f), Quat::IDENTITY);
     }
 
     #[test]

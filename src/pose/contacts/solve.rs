@@ -85,6 +85,7 @@ struct LegJoints {
     foot: JointId,
     toes: Option<JointId>,
     lists: [usize; 3],
+    toes_list: Option<usize>,
 }
 
 /// What was found and planted per leg: each joint's plants, locks and heights.
@@ -130,6 +131,9 @@ pub struct Target<'a> {
     pub skeleton: &'a Skeleton,
     /// Its humanoid bones.
     pub bones: &'a BoneMap,
+    /// The turn from canonical space (+Z facing, where [`SourceLegs`] are) into the target
+    /// file's space.
+    pub turn: Quat,
 }
 
 impl Target<'_> {
@@ -188,11 +192,15 @@ pub fn find_plants(target: Target<'_>, source: &SourceLegs, keys: &[f32]) -> Pla
 }
 
 /// Plants the target's feet in `baked` (see the module docs) where `plants` says, and
-/// reports what it found and changed.
+/// reports what it found and changed. Where there are plants, the feet and toes are first
+/// turned onto the soles' T-pose (`soles[leg][foot, toes]`, [`super::sole::turn`]) and the
+/// pelvis set at the height the source's leg extension gives on the target's legs ([`Pelvis`]);
+/// without, only the floor is kept.
 pub fn solve(
     target: Target<'_>,
     source: &SourceLegs,
     plants: &Plants,
+    soles: &[[Quat; 2]; 2],
     baked: &mut Baked<'_>,
 ) -> ContactReport {
     let mut report = ContactReport::default();
@@ -252,34 +260,65 @@ pub fn solve(
         report.note("the target has no legs mapped (upper leg, lower leg, foot): nothing to plant");
         return report;
     }
+    let planting = plants.any();
+    if planting {
+        turn_soles(&legs, soles, baked);
+    }
+    let pelvis = if planting {
+        Pelvis::of(&legs, source, target, ratio)
+    } else {
+        None
+    };
     let ends: Vec<JointId> = legs
         .iter()
         .flat_map(|l| [Some(l.joints.foot), l.joints.toes])
         .flatten()
         .collect();
     let chain = Chain::new(skeleton, &ends, baked);
-    let mut posed = Posed::default();
 
-    // Pass 1: where the world-delta pose puts the ankles and toes, for the locks.
-    let mut ankles = vec![Vec::with_capacity(n); legs.len()];
-    let mut toes = vec![Vec::with_capacity(n); legs.len()];
-    for key in 0..n {
-        chain.pose(baked, key, &mut posed);
-        for (i, leg) in legs.iter().enumerate() {
-            let ankle = posed.position(leg.joints.foot);
-            let toe = leg.joints.toes.map_or(ankle, |t| posed.position(t));
-            if let (Some(a), Some(t)) = (ankles.get_mut(i), toes.get_mut(i)) {
-                a.push(ankle);
-                t.push(toe);
+    // Pass 1: where the world-delta pose (the pelvis placed) puts the ankles and toes, for
+    // the locks (keys in parallel).
+    let pelvis = pelvis.filter(|_| baked.hips.is_some() && !baked.hips_path.is_empty());
+    // The locks: where the world-delta pose (the pelvis placed) puts each planted joint,
+    // averaged over up to LOCK_SAMPLES keys of its plant (posed on demand: a few per plant,
+    // not every key).
+    let mut places: std::collections::HashMap<usize, [(Vec3, Vec3); 2]> =
+        std::collections::HashMap::new();
+    let mut posed = Posed::default();
+    let mut place = |key: usize| -> [(Vec3, Vec3); 2] {
+        *places.entry(key).or_insert_with(|| {
+            chain.pose(baked, key, &mut posed);
+            let up = pelvis.map_or(Vec3::ZERO, |p| p.shift(source, &posed, key));
+            let up = if up.is_finite() { up } else { Vec3::ZERO };
+            let mut out = [(Vec3::ZERO, Vec3::ZERO); 2];
+            for (slot, leg) in out.iter_mut().zip(legs.iter()) {
+                let ankle = posed.position(leg.joints.foot) + up;
+                let toe = leg.joints.toes.map_or(ankle, |t| posed.position(t) + up);
+                *slot = (ankle, toe);
             }
-        }
-    }
-    for (i, leg) in legs.iter_mut().enumerate() {
-        let (Some(ankle), Some(toe)) = (ankles.get(i), toes.get(i)) else {
-            continue;
+            out
+        })
+    };
+    let mut locks: Vec<(Vec<Vec2>, Vec<Vec2>)> = Vec::with_capacity(legs.len());
+    for (i, leg) in legs.iter().enumerate() {
+        let mean = |place: &mut dyn FnMut(usize) -> [(Vec3, Vec3); 2], plant: &Plant, toe: bool| {
+            let keys = sample_keys(plant);
+            let sum: Vec2 = keys
+                .iter()
+                .map(|&k| {
+                    let (a, t) = place(k).get(i).copied().unwrap_or_default();
+                    let p = if toe { t } else { a };
+                    Vec2::new(p.x, p.z)
+                })
+                .sum();
+            sum / keys.len().max(1) as f32
         };
-        leg.foot_locks = leg.foot_plants.iter().map(|p| mean_xz(ankle, p)).collect();
-        leg.toe_locks = leg
+        let foot_locks: Vec<Vec2> = leg
+            .foot_plants
+            .iter()
+            .map(|p| mean(&mut place, p, false))
+            .collect();
+        let toe_locks = leg
             .toe_plants
             .iter()
             .map(|q| {
@@ -290,7 +329,7 @@ pub fn solve(
                 let overlap = leg
                     .foot_plants
                     .iter()
-                    .zip(&leg.foot_locks)
+                    .zip(&foot_locks)
                     .rev()
                     .find(|(f, _)| {
                         // A heel that only brushes the ground says nothing of the ball: the
@@ -309,116 +348,316 @@ pub fn solve(
                                 lift(a).total_cmp(&lift(b))
                             })
                             .unwrap_or(f.end.min(q.end));
-                        let offset = toe.get(flattest).copied().unwrap_or_default()
-                            - ankle.get(flattest).copied().unwrap_or_default();
+                        let (ankle, toe) = place(flattest).get(i).copied().unwrap_or_default();
+                        let offset = toe - ankle;
                         *lock + Vec2::new(offset.x, offset.z)
                     }
-                    None => mean_xz(toe, q),
+                    None => mean(&mut place, q, true),
                 }
             })
             .collect();
+        locks.push((foot_locks, toe_locks));
+    }
+    for (leg, (foot_locks, toe_locks)) in legs.iter_mut().zip(locks) {
+        leg.foot_locks = foot_locks;
+        leg.toe_locks = toe_locks;
     }
 
-    // Pass 2: goals, hips, IK.
+    // Pass 2: goals, hips, IK (keys in parallel, each on its own; written after).
+    let hips = baked.hips.filter(|_| !baked.hips_path.is_empty());
+    let context = KeyContext {
+        skeleton,
+        source,
+        legs: &legs,
+        chain: &chain,
+        hips,
+        max_drop: MAX_HIPS_DROP * target_leg,
+        pelvis,
+    };
+    let changes: Vec<KeyChange> = {
+        use rayon::prelude::*;
+        let baked: &Baked<'_> = baked;
+        (0..n)
+            .into_par_iter()
+            .map_init(Posed::default, |posed, key| {
+                context.solve_key(baked, key, posed)
+            })
+            .collect()
+    };
     let mut solver = SolverReport {
         frames: n,
         ..SolverReport::default()
     };
-    let hips = baked.hips.filter(|_| !baked.hips_path.is_empty());
-    for key in 0..n {
-        chain.pose(baked, key, &mut posed);
-        let mut state: Vec<(Leg, Goal, Vec3, f32)> = Vec::with_capacity(legs.len());
+    for (key, change) in changes.into_iter().enumerate() {
+        if change.drop > 0.0 {
+            solver.hips_drop_max_mm = solver.hips_drop_max_mm.max(change.drop * 1000.0);
+            solver.frames_hips_lowered += 1;
+        }
+        if let Some(t) = change.hips {
+            baked.set_hips_translation(key, t);
+        }
+        for (list, rotation) in change.rotations.iter().take(change.count) {
+            baked.set_rotation(*list, key, *rotation);
+        }
+        if change.solves > 0 {
+            solver.frames_solved += 1;
+        }
+        solver.leg_solves += change.solves;
+        solver.frames_out_of_reach += change.out_of_reach;
+        solver.ankle_moved_max_mm = solver.ankle_moved_max_mm.max(change.moved_max * 1000.0);
+        solver.ankle_moved_sum_mm += f64::from(change.moved_sum) * 1000.0;
+    }
+    report.applied = true;
+    report.solver = solver;
+    report
+}
+
+/// What the solver changes at one key: the hips' translation, up to three rotations per leg,
+/// and its figures.
+#[derive(Debug, Clone, Copy, Default)]
+struct KeyChange {
+    hips: Option<Vec3>,
+    rotations: [(usize, Quat); 6],
+    count: usize,
+    drop: f32,
+    solves: usize,
+    out_of_reach: usize,
+    moved_max: f32,
+    moved_sum: f32,
+}
+
+/// A leg at a key: its joints (the pelvis risen), its contact goals, its toe's offset from the
+/// ankle, its reach, and its first goal and foot turn.
+struct LegFrame {
+    frame: Leg,
+    contact: Goal,
+    toe_offset: Vec3,
+    reach: f32,
+    first: (Vec3, Quat),
+}
+
+/// Everything a key's solve reads.
+struct KeyContext<'c, 's> {
+    skeleton: &'s Skeleton,
+    source: &'c SourceLegs,
+    legs: &'c [LegState],
+    chain: &'c Chain<'s>,
+    hips: Option<JointId>,
+    max_drop: f32,
+    pelvis: Option<Pelvis>,
+}
+
+/// The pelvis from the target's legs and the source's leg extension: the hip sockets'
+/// midpoint at `ratio · (p − from) + to` (canonical space), `p` the source's socket midpoint,
+/// `from` the height of the lowest its ankles get, `to` the target's ankle height at rest,
+/// `ratio` the legs' lengths (target over source): a stride scaled by the legs, the hips as
+/// high over the ankles as the source's leg extension puts them.
+#[derive(Debug, Clone, Copy)]
+struct Pelvis {
+    ratio: f32,
+    from: f32,
+    to: f32,
+    turn: Quat,
+    /// The target's upper legs, and the source's upper-leg slots in [`CAPTURED`].
+    sockets: [(JointId, usize); 2],
+}
+
+impl Pelvis {
+    fn of(
+        legs: &[LegState],
+        source: &SourceLegs,
+        target: Target<'_>,
+        ratio: f32,
+    ) -> Option<Pelvis> {
+        let [left, right] = [0usize, 1].map(|i| legs.get(i));
+        let (left, right) = (left?, right?);
+        if left.slot == right.slot {
+            return None;
+        }
+        let keys = source.positions.len() / CAPTURED.len();
+        let from = (0..keys)
+            .flat_map(|k| {
+                [
+                    source.at(k, left.slot + 2).y,
+                    source.at(k, right.slot + 2).y,
+                ]
+            })
+            .fold(f32::INFINITY, f32::min);
+        let to = (target.skeleton.rest_world(left.joints.foot).translation.y
+            + target.skeleton.rest_world(right.joints.foot).translation.y)
+            / 2.0;
+        (from.is_finite() && ratio.is_finite()).then_some(Pelvis {
+            ratio,
+            from,
+            to,
+            turn: target.turn,
+            sockets: [
+                (left.joints.upper, left.slot),
+                (right.joints.upper, right.slot),
+            ],
+        })
+    }
+
+    /// How far the hips move at `key` (world) to put the sockets there.
+    fn shift(&self, source: &SourceLegs, posed: &Posed, key: usize) -> Vec3 {
+        let [(l, ls), (r, rs)] = self.sockets;
+        let now = (posed.position(l) + posed.position(r)) / 2.0;
+        let src = (source.at(key, ls) + source.at(key, rs)) / 2.0;
+        let canonical = Vec3::new(
+            self.ratio * src.x,
+            self.ratio * (src.y - self.from) + self.to,
+            self.ratio * src.z,
+        );
+        self.turn * canonical - now
+    }
+}
+
+/// Turns every key's feet and toes onto the soles' T-pose: the foot's world rotation times its
+/// constant, the toes' too (their local rotation under the turned foot).
+fn turn_soles(legs: &[LegState], soles: &[[Quat; 2]; 2], baked: &mut Baked<'_>) {
+    for leg in legs {
+        let Some([foot, toes]) = soles.get(leg.slot / 4).copied() else {
+            continue;
+        };
+        if foot == Quat::IDENTITY && toes == Quat::IDENTITY {
+            continue;
+        }
+        let foot_list = leg.joints.lists[2];
+        for key in 0..baked.times.len() {
+            if let Some(local) = baked.rotation(foot_list, key) {
+                baked.set_rotation(foot_list, key, (local * foot).normalize());
+            }
+            if let Some(list) = leg.joints.toes_list {
+                if let Some(local) = baked.rotation(list, key) {
+                    baked.set_rotation(list, key, (foot.inverse() * local * toes).normalize());
+                }
+            }
+        }
+    }
+}
+
+impl KeyContext<'_, '_> {
+    /// How far a leg reaches at `key`: its knee never straighter than the source's (or its
+    /// world-delta pose's, if straighter), nor than [`STRAIGHTEST_KNEE`].
+    fn reach(&self, leg: &LegState, key: usize, frame: &Leg) -> f32 {
+        let source_knee = Leg {
+            hip: self.source.at(key, leg.slot),
+            knee: self.source.at(key, leg.slot + 1),
+            ankle: self.source.at(key, leg.slot + 2),
+        }
+        .knee_angle();
+        let straightest = source_knee.max(frame.knee_angle()).min(STRAIGHTEST_KNEE);
+        ik::reach(
+            frame.knee.distance(frame.hip),
+            frame.ankle.distance(frame.knee),
+            straightest,
+        )
+    }
+
+    /// The goals, the hips' drop and the legs' IK at `key` (see the module docs).
+    fn solve_key(&self, baked: &Baked<'_>, key: usize, posed: &mut Posed) -> KeyChange {
+        self.chain.pose(baked, key, posed);
+        let posed: &Posed = posed;
+        let times = baked.times;
+        let mut change = KeyChange::default();
+        let mut state: [Option<LegFrame>; 2] = [None, None];
         let mut drop = 0.0f32;
-        for leg in &legs {
+        let up = self
+            .pelvis
+            .map_or(Vec3::ZERO, |p| p.shift(self.source, posed, key));
+        let up = if up.is_finite() { up } else { Vec3::ZERO };
+        for (i, leg) in self.legs.iter().enumerate() {
             let j = leg.joints;
             let frame = Leg {
-                hip: posed.position(j.upper),
-                knee: posed.position(j.lower),
-                ankle: posed.position(j.foot),
+                hip: posed.position(j.upper) + up,
+                knee: posed.position(j.lower) + up,
+                ankle: posed.position(j.foot) + up,
             };
             let toe_offset = j
                 .toes
-                .map_or(Vec3::ZERO, |t| posed.position(t) - frame.ankle);
-            let contact = contact_goal(leg, baked.times, key, toe_offset);
-            let (goal, _) = leg_goal(
-                leg,
-                &posed,
-                baked.times,
-                key,
-                frame.ankle,
-                toe_offset,
-                &contact,
-            );
-            let source_knee = Leg {
-                hip: source.at(key, leg.slot),
-                knee: source.at(key, leg.slot + 1),
-                ankle: source.at(key, leg.slot + 2),
-            }
-            .knee_angle();
-            let straightest = source_knee.max(frame.knee_angle()).min(STRAIGHTEST_KNEE);
-            let reach = ik::reach(
-                frame.knee.distance(frame.hip),
-                frame.ankle.distance(frame.knee),
-                straightest,
-            );
+                .map_or(Vec3::ZERO, |t| posed.position(t) - posed.position(j.foot));
+            let contact = contact_goal(leg, times, key, toe_offset);
+            let first = leg_goal(leg, posed, times, key, frame.ankle, toe_offset, &contact);
+            let goal = first.0;
+            // The reach, only where the leg moves (it costs two trigonometric calls).
+            let reach = if goal.distance(frame.ankle) > 1e-6 || first.1 != Quat::IDENTITY {
+                self.reach(leg, key, &frame)
+            } else {
+                f32::NAN
+            };
             if goal.distance(frame.ankle) > 1e-6 {
                 drop = drop.max(needed_drop(frame.hip, goal, reach));
             }
-            state.push((frame, contact, toe_offset, reach));
-        }
-        let drop = if hips.is_some() {
-            drop.clamp(0.0, MAX_HIPS_DROP * target_leg)
-        } else {
-            0.0
-        };
-        if drop > 0.0 {
-            solver.hips_drop_max_mm = solver.hips_drop_max_mm.max(drop * 1000.0);
-            solver.frames_hips_lowered += 1;
-            if let Some(h) = hips {
-                lower_hips(skeleton, &posed, baked, h, key, drop);
+            if let Some(slot) = state.get_mut(i) {
+                *slot = Some(LegFrame {
+                    frame,
+                    contact,
+                    toe_offset,
+                    reach,
+                    first,
+                });
             }
         }
-        let mut solved_here = false;
-        for (leg, (frame, contact, toe_offset, reach)) in legs.iter().zip(state) {
+        let drop = match self.hips {
+            Some(_) => drop.clamp(0.0, self.max_drop),
+            None => 0.0,
+        };
+        change.drop = drop;
+        let moved = up - Vec3::new(0.0, drop, 0.0);
+        if let (Some(h), true) = (self.hips, moved != Vec3::ZERO) {
+            change.hips = moved_hips(self.skeleton, posed, baked, h, key, moved);
+        }
+        for (leg, at) in self.legs.iter().zip(state) {
+            let Some(LegFrame {
+                frame,
+                contact,
+                toe_offset,
+                reach,
+                first,
+            }) = at
+            else {
+                continue;
+            };
             let down = Vec3::new(0.0, drop, 0.0);
             let frame = Leg {
                 hip: frame.hip - down,
                 knee: frame.knee - down,
                 ankle: frame.ankle - down,
             };
-            let (goal, foot) = leg_goal(
-                leg,
-                &posed,
-                baked.times,
-                key,
-                frame.ankle,
-                toe_offset,
-                &contact,
-            );
+            // With the hips where they were, the goal is the one found above.
+            let (goal, foot) = if drop > 0.0 {
+                leg_goal(leg, posed, times, key, frame.ankle, toe_offset, &contact)
+            } else {
+                first
+            };
             let moved = goal.distance(frame.ankle);
             if moved <= 1e-6 && foot == Quat::IDENTITY {
                 continue;
             }
+            let reach = if reach.is_nan() {
+                self.reach(leg, key, &frame)
+            } else {
+                reach
+            };
             let Some(turns) = ik::solve(&frame, goal, reach) else {
                 continue;
             };
             let (_, reached) = turns.apply(&frame);
             if reached.distance(goal) > 1e-3 {
-                solver.frames_out_of_reach += 1;
+                change.out_of_reach += 1;
             }
-            solver.ankle_moved_max_mm = solver.ankle_moved_max_mm.max(moved * 1000.0);
-            solver.ankle_moved_sum_mm += f64::from(moved) * 1000.0;
-            solver.leg_solves += 1;
-            solved_here = true;
-            write_leg(skeleton, &posed, baked, leg.joints, key, turns, foot);
+            change.moved_max = change.moved_max.max(moved);
+            change.moved_sum += moved;
+            change.solves += 1;
+            for rotation in leg_rotations(self.skeleton, posed, leg.joints, turns, foot) {
+                if let Some(slot) = change.rotations.get_mut(change.count) {
+                    *slot = rotation;
+                    change.count += 1;
+                }
+            }
         }
-        if solved_here {
-            solver.frames_solved += 1;
-        }
+        change
     }
-    report.applied = true;
-    report.solver = solver;
-    report
 }
 
 /// A source joint's height over its ground at every key, scaled to the target: its ground is
@@ -614,49 +853,50 @@ fn leg_joints(target: Target<'_>, baked: &Baked<'_>, s: usize) -> Option<LegJoin
         foot,
         toes,
         lists: [list(upper)?, list(lower)?, list(foot)?],
+        toes_list: toes.and_then(list),
     })
 }
 
-/// The mean horizontal position over a plant's frames.
-fn mean_xz(path: &[Vec3], plant: &Plant) -> Vec2 {
-    let frames = path.get(plant.start..=plant.end).unwrap_or(&[]);
-    if frames.is_empty() {
-        return Vec2::ZERO;
+/// A plant's lock is the mean of its joint's place over at most this many of its keys.
+pub const LOCK_SAMPLES: usize = 9;
+
+/// Up to [`LOCK_SAMPLES`] keys spread evenly over a plant, its first and last among them.
+fn sample_keys(plant: &Plant) -> Vec<usize> {
+    let len = plant.len();
+    if len <= LOCK_SAMPLES {
+        return (plant.start..=plant.end).collect();
     }
-    let sum: Vec2 = frames.iter().map(|p| Vec2::new(p.x, p.z)).sum();
-    sum / frames.len() as f32
+    (0..LOCK_SAMPLES)
+        .map(|i| plant.start + i * (len - 1) / (LOCK_SAMPLES - 1))
+        .collect()
 }
 
-/// Moves the hips down by `drop` (world) at `key`.
-fn lower_hips(
+/// The hips' local translation at `key` moved by `by` (world).
+fn moved_hips(
     skeleton: &Skeleton,
     posed: &Posed,
-    baked: &mut Baked<'_>,
+    baked: &Baked<'_>,
     hips: JointId,
     key: usize,
-    drop: f32,
-) {
+    by: Vec3,
+) -> Option<Vec3> {
     let to_local = skeleton
         .parent(hips)
         .and_then(|p| posed.worlds.get(p.index()))
         .map_or(glam::Mat3A::IDENTITY, |w| w.matrix3.inverse());
-    if let Some(t) = baked.hips_translation(key) {
-        let moved = t - Vec3::from(to_local * glam::Vec3A::new(0.0, drop, 0.0));
-        baked.set_hips_translation(key, moved);
-    }
+    let t = baked.hips_translation(key)?;
+    Some(t + Vec3::from(to_local * glam::Vec3A::from(by)))
 }
 
-/// Writes a solved leg's local rotations: the thigh and shin turned, the foot keeping its
-/// world rotation but for `foot_turn` (which the toes follow).
-fn write_leg(
+/// A solved leg's local rotations (baked list, rotation): the thigh and shin turned, the foot
+/// keeping its world rotation but for `foot_turn` (which the toes follow). Only finite ones.
+fn leg_rotations(
     skeleton: &Skeleton,
     posed: &Posed,
-    baked: &mut Baked<'_>,
     joints: LegJoints,
-    key: usize,
     turns: ik::Solved,
     foot_turn: Quat,
-) {
+) -> impl Iterator<Item = (usize, Quat)> {
     let (thigh, shin) = (turns.thigh, turns.shin);
     let [upper_list, lower_list, foot_list] = joints.lists;
     let upper = posed.rotation(joints.upper);
@@ -665,7 +905,7 @@ fn write_leg(
     let lower_parent = posed.parent_rotation(skeleton, joints.lower);
     let foot = posed.rotation(joints.foot);
     let foot_parent = posed.parent_rotation(skeleton, joints.foot);
-    let locals = [
+    [
         (upper_list, upper_parent.inverse() * thigh * upper),
         (
             lower_list,
@@ -675,13 +915,10 @@ fn write_leg(
             foot_list,
             (shin * thigh * foot_parent).inverse() * foot_turn * foot,
         ),
-    ];
-    for (list, local) in locals {
-        let local = local.normalize();
-        if local.is_finite() {
-            baked.set_rotation(list, key, local);
-        }
-    }
+    ]
+    .into_iter()
+    .map(|(list, local)| (list, local.normalize()))
+    .filter(|(_, local)| local.is_finite())
 }
 
 /// Measures the target's feet and toes over the baked clip at the plants found: per joint, the
@@ -704,14 +941,24 @@ pub fn measure(target: Target<'_>, plants: &Plants, baked: &Baked<'_>) -> Vec<Jo
     let ends: Vec<JointId> = joints.iter().map(|(_, j, _)| *j).collect();
     let chain = Chain::new(skeleton, &ends, baked);
     let n = baked.times.len();
-    let mut paths = vec![Vec::with_capacity(n); joints.len()];
-    let mut posed = Posed::default();
-    for key in 0..n {
-        chain.pose(baked, key, &mut posed);
-        for (path, (_, joint, _)) in paths.iter_mut().zip(&joints) {
-            path.push(posed.position(*joint));
-        }
-    }
+    let places: Vec<Vec<Vec3>> = {
+        use rayon::prelude::*;
+        (0..n)
+            .into_par_iter()
+            .map_init(Posed::default, |posed, key| {
+                chain.pose(baked, key, posed);
+                joints.iter().map(|(_, j, _)| posed.position(*j)).collect()
+            })
+            .collect()
+    };
+    let paths: Vec<Vec<Vec3>> = (0..joints.len())
+        .map(|i| {
+            places
+                .iter()
+                .map(|p| p.get(i).copied().unwrap_or(Vec3::ZERO))
+                .collect()
+        })
+        .collect();
     joints
         .iter()
         .zip(&paths)

@@ -685,3 +685,157 @@ fn feet_that_leave_the_ground_for_good_are_planted_only_while_they_stand() {
         .sum();
     assert!(plants >= 2, "{contacts}");
 }
+
+/// The corpus, judged apart from the product: three-vrm plays each `.vrma` written with
+/// contacts (the oracle's `--times` mode, at the source's frame times), and
+/// `../shared/tools/motion-metrics/contacts.py` finds the source's plants with its own BVH
+/// reader and measures the target's feet in them. (`scripts/bench-contacts.sh` runs every clip
+/// on every body.)
+#[cfg(feature = "corpus")]
+mod corpus {
+    use std::path::Path;
+    use std::process::Command;
+
+    use serde_json::Value;
+
+    use super::half_legs;
+    use crate::util::{demo, humanoid_ok, s, shared, temp_dir, three_vrm};
+
+    /// contacts.py's figures for `source` (a BVH) retargeted onto `model` (a VRM) with
+    /// `--contacts MODE`: (drift beyond the source's own per plant, mm; deepest under the
+    /// floor, mm).
+    fn judged(source: &Path, model: &Path, mode: &str, dir: &Path) -> (Vec<f64>, f64) {
+        let stem = format!(
+            "{}_{}_{mode}",
+            source.file_stem().unwrap().to_string_lossy(),
+            model.file_stem().unwrap().to_string_lossy()
+        );
+        let out = dir.join(format!("{stem}.vrma"));
+        humanoid_ok(&[
+            "retarget",
+            s(source),
+            "--onto",
+            s(model),
+            "-o",
+            s(&out),
+            "--contacts",
+            mode,
+        ]);
+        let map = dir.join(format!("{stem}.map.json"));
+        std::fs::write(&map, humanoid_ok(&["map", s(source), "--json"]).stdout).unwrap();
+        let text = std::fs::read_to_string(source).unwrap();
+        let frames: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Frames:"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let frame_time: f64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Frame Time:"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let times: Vec<String> = (0..frames)
+            .map(|i| format!("{:.6}", i as f64 * frame_time))
+            .collect();
+        let rest = dir.join(format!("{stem}.rest.json"));
+        let play = dir.join(format!("{stem}.play.json"));
+        let write = |path: &Path, value: Value| std::fs::write(path, value.to_string()).unwrap();
+        write(
+            &rest,
+            three_vrm(&["--vrm", s(model), "--rest", "--rotate-vrm0"]).unwrap(),
+        );
+        write(
+            &play,
+            three_vrm(&[
+                "--vrm",
+                s(model),
+                "--vrma",
+                s(&out),
+                "--times",
+                &times.join(","),
+                "--rotate-vrm0",
+                "--no-extras",
+            ])
+            .unwrap(),
+        );
+        let script = shared().join("tools/motion-metrics/contacts.py");
+        let run = Command::new("python3")
+            .args([s(&script), s(source), s(&map), s(&rest), s(&play)])
+            .output()
+            .expect("python3");
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let m: Value = serde_json::from_slice(&run.stdout).unwrap();
+        let list = |k: &str| -> Vec<f64> {
+            m[k].as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        };
+        let beyond = list("drift_mm")
+            .iter()
+            .zip(list("src_drift_mm"))
+            .map(|(d, s)| (d - s).max(0.0))
+            .collect();
+        (beyond, m["pen_mm"].as_f64().unwrap())
+    }
+
+    fn p95(values: &[f64]) -> f64 {
+        super::percentile(values, 0.95)
+    }
+
+    #[test]
+    fn corpus_mocap_on_corpus_bodies_keeps_its_plants_as_three_vrm_plays_it() {
+        let dir = temp_dir();
+        let (_demo, mannequin, _) = demo();
+        let half_glb = dir.path().join("half_legs.glb");
+        half_legs(&mannequin, &half_glb);
+        let half = dir.path().join("half_legs.vrm");
+        humanoid_ok(&["convert", s(&half_glb), s(&half), "--to", "vrm1"]);
+        let corpus = shared().join("corpus");
+        let cases = [
+            (
+                "bvh/mixamo_freebvh.bvh",
+                corpus.join("vrm/Godette_vrm_v4.vrm"),
+                21.0,
+            ),
+            (
+                "bvh/mocapbank_walk.bvh",
+                corpus.join("vrm/debug_robot.vrm"),
+                21.0,
+            ),
+            ("bvh/mixamo_freebvh.bvh", half.clone(), 25.0),
+        ];
+        for (source, model, worst_limit) in cases {
+            let source = corpus.join(source);
+            let (with, below) = judged(&source, &model, "auto", dir.path());
+            let (without, below_off) = judged(&source, &model, "off", dir.path());
+            let (p, worst) = (p95(&with), with.iter().copied().fold(0.0, f64::max));
+            eprintln!(
+                "{} on {}: {} plants, drift beyond the source's p95 {p:.1} / worst {worst:.1} mm (off {:.1} / {:.1}); under the floor {below:.1} mm (off {below_off:.1})",
+                source.display(),
+                model.display(),
+                with.len(),
+                p95(&without),
+                without.iter().copied().fold(0.0, f64::max),
+            );
+            assert!(!with.is_empty(), "no plant found");
+            assert!(p <= 5.0, "p95 {p} mm");
+            assert!(worst <= worst_limit, "worst {worst} mm");
+            assert!(below <= 5.0, "{below} mm under the floor");
+            // And the off output is what this test would have caught.
+            assert!(
+                p95(&without) > 20.0,
+                "off already keeps the plants: a weak case"
+            );
+        }
+    }
+}

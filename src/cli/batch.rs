@@ -151,7 +151,11 @@ impl Batch {
             });
         }
         records.sort_by(|a, b| a.input.cmp(&b.input));
-        let summary = Summary::of(&records, started.elapsed(), self.threads);
+        let summary = Summary::of(
+            &records,
+            started.elapsed(),
+            humanoid::batch::worker_threads(self.threads, plan.jobs.len()),
+        );
         if self.json {
             for record in &records {
                 serde_json::to_writer(&mut *out, record).map_err(std::io::Error::from)?;
@@ -230,11 +234,7 @@ impl Summary {
             } else {
                 0.0
             },
-            threads: if threads == 0 {
-                rayon_threads()
-            } else {
-                threads
-            },
+            threads,
         }
     }
 
@@ -260,10 +260,6 @@ impl Summary {
         }
         Ok(())
     }
-}
-
-fn rayon_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 /// A finished job's files, and its diagnostics after those of reading the mapping tables.

@@ -92,6 +92,20 @@ fn run_to(args: Args, out: &mut impl Write) -> Result<ExitCode, CliError> {
     }
 }
 
+/// A time in seconds from the command line: a finite number (NaN and infinities are refused as
+/// bad values, as [`usage_error`] answers them).
+pub fn finite_seconds(text: &str) -> Result<f32, String> {
+    let t: f32 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if t.is_finite() {
+        Ok(t)
+    } else {
+        Err(format!("{text:?}: expected a finite number of seconds"))
+    }
+}
+
 /// What parsing the arguments failed with, as the exit code to return.
 ///
 /// A value outside a closed set (`--to obj`, `--view top`) is refused as every other bad input

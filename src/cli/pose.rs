@@ -28,11 +28,11 @@ pub struct PoseArgs {
     #[arg(long, conflicts_with_all = ["times", "uniform"])]
     rest: bool,
     /// Sample at these times (seconds, comma-separated; clamped to the clip).
-    #[arg(long, value_name = "T,T,...", value_delimiter = ',')]
+    #[arg(long, value_name = "T,T,...", value_delimiter = ',', value_parser = super::finite_seconds)]
     times: Option<Vec<f32>>,
     /// Sample N times spread evenly over the clip, ends included.
-    #[arg(long, value_name = "N", conflicts_with = "times")]
-    uniform: Option<usize>,
+    #[arg(long, value_name = "N", conflicts_with = "times", value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    uniform: Option<u32>,
     /// Turn a VRM 0.x model to face +Z first, as three-vrm's rotateVRM0 does.
     #[arg(long)]
     rotate_vrm0: bool,
@@ -55,7 +55,7 @@ impl PoseArgs {
             clip: self.clip.clone(),
             times: match (&self.times, self.uniform) {
                 (Some(times), _) => Times::At(times.clone()),
-                (None, Some(n)) => Times::Uniform(n),
+                (None, Some(n)) => Times::Uniform(n as usize),
                 (None, None) => Times::Rest,
             },
         };

@@ -19,7 +19,7 @@ pub struct SocketsArgs {
     #[arg(long, value_name = "NAME")]
     clip: Option<String>,
     /// Pose the clip at this time in seconds (default: the rest pose).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = super::finite_seconds)]
     time: Option<f32>,
     /// Offsets whose parent rotation is not respected: `aligned` to the world axes (the
     /// default) or `frozen` at the parent's rest rotation.

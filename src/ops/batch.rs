@@ -252,6 +252,23 @@ impl Status {
     }
 }
 
+/// The worker threads a batch of `jobs` runs on when `requested` are asked for (0: one per
+/// core): never more than the jobs, nor than the machine's cores (each job is CPU-bound, and a
+/// pool of thousands of threads only costs time: `-j 5000` took over a minute on two inputs).
+///
+/// ```
+/// use humanoid::batch::worker_threads;
+/// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+/// assert_eq!(worker_threads(5000, 2), 2.min(cores));
+/// assert_eq!(worker_threads(0, 1000), cores);
+/// assert_eq!(worker_threads(3, 0), 1);
+/// ```
+pub fn worker_threads(requested: usize, jobs: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let wanted = if requested == 0 { cores } else { requested };
+    wanted.min(cores).min(jobs).max(1)
+}
+
 /// Runs `work` on every job, `threads` at a time (0: one per core), calling `done` as each
 /// finishes (from the worker threads; in any order). A panic in one job is caught and
 /// reported as that job's failure. The results come back in the order of `jobs`.
@@ -271,6 +288,7 @@ pub fn run<R: Send>(
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
 
+    let threads = worker_threads(threads, jobs.len());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

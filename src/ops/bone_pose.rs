@@ -154,6 +154,7 @@ pub fn rest_pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error
 /// A file cannot be read; the model (or the animation) declares no humanoid and no mapping was
 /// given; the clip does not exist.
 pub fn pose(path: &Path, options: &PoseOptions) -> Result<PoseReport, Error> {
+    check_times(&options.times)?;
     let mut asset = read(path)?.asset;
     let mut mapped = vec![format!(
         "{}: {}",
@@ -203,6 +204,36 @@ fn transform(p: Vec3, q: Quat) -> BoneTransform {
 /// moves); the output names it.
 fn pick_clip<'a>(asset: &'a Asset, name: Option<&str>, file: &Path) -> Result<&'a Clip, Error> {
     crate::model::clip_choice::choose(asset, name, file).map(|chosen| chosen.clip)
+}
+
+/// The most times `pose` samples (`--uniform N`, `--times T,…`): each is every bone's
+/// transform in the report, so the bound is checked before anything is allocated for them.
+pub const MAX_POSE_SAMPLES: usize = 100_000;
+
+/// Refuses times that are not finite numbers, and more than [`MAX_POSE_SAMPLES`] of them.
+///
+/// # Errors
+/// Names the first bad time (its place in the list) or the count.
+pub fn check_times(times: &Times) -> Result<(), Error> {
+    let count = match times {
+        Times::Rest => 0,
+        Times::At(list) => list.len(),
+        Times::Uniform(n) => *n,
+    };
+    if count > MAX_POSE_SAMPLES {
+        return Err(Error::unsupported(format!(
+            "{count} sample times: at most {MAX_POSE_SAMPLES} (each is every bone's transform)"
+        )));
+    }
+    if let Times::At(list) = times {
+        if let Some((i, t)) = list.iter().enumerate().find(|(_, t)| !t.is_finite()) {
+            return Err(Error::unsupported(format!(
+                "time {} of the list is {t}: expected a finite number of seconds",
+                i + 1
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The times to sample, clamped to `[0, duration]` (asked, clamped).

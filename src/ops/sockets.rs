@@ -176,6 +176,11 @@ fn lookat_targets(document: &gltf::Document, joint_of: &[Option<JointId>]) -> Ve
 /// # Errors
 /// As [`read_sockets`]; the clip asked for does not exist.
 pub fn sockets(path: &Path, options: &SocketOptions) -> Result<SocketReport, Error> {
+    if let Some(t) = options.time.filter(|t| !t.is_finite()) {
+        return Err(Error::unsupported(format!(
+            "time {t}: expected a finite number of seconds"
+        )));
+    }
     let (asset, sockets, diagnostics) = read_sockets(path)?;
     let (clip, places) = place(&asset, &sockets, options, path)?;
     Ok(SocketReport {

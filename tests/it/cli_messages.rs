@@ -57,3 +57,63 @@ fn quiet_silences_warnings_and_notes_but_not_errors() {
     assert!(!run.stdout.contains("warning ["), "{}", run.stdout);
     assert!(run.stdout.contains("valid"), "{}", run.stdout);
 }
+
+/// Issue 32's reproducers: a time that is not a finite number, and a sample count that would
+/// allocate gigabytes, are refused as usage errors (exit 2) before anything is read; the
+/// library refuses them too (for the Python package); `-j 5000` on two inputs runs on at most
+/// two threads and ends at once.
+#[test]
+fn non_finite_times_and_huge_counts_are_refused_and_jobs_are_capped() {
+    let (_dir, mannequin, _) = crate::util::demo();
+    let m = crate::util::s(&mannequin);
+    for args in [
+        vec!["pose", m, "--times", "0,NaN"],
+        vec!["pose", m, "--times", "inf"],
+        vec!["sockets", m, "--time", "NaN"],
+        vec!["pose", m, "--uniform", "4294967295"],
+    ] {
+        let run = crate::util::humanoid(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("finite") || run.stderr.contains("not in 0..=100000"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    use humanoid::bone_pose::{check_times, Times};
+    let err = check_times(&Times::At(vec![0.0, f32::NAN])).unwrap_err();
+    assert!(
+        err.to_string().contains("time 2 of the list is NaN"),
+        "{err}"
+    );
+    let err = check_times(&Times::Uniform(usize::MAX)).unwrap_err();
+    assert!(err.to_string().contains("at most 100000"), "{err}");
+    let options = humanoid::sockets::SocketOptions {
+        time: Some(f32::INFINITY),
+        ..Default::default()
+    };
+    let err = humanoid::sockets::sockets(&mannequin, &options).unwrap_err();
+    assert!(err.to_string().contains("finite"), "{err}");
+    // -j 5000 on two inputs: two threads at most, at once.
+    let dir = crate::util::temp_dir();
+    let out = dir.path().join("out");
+    let started = std::time::Instant::now();
+    let run = crate::util::humanoid_ok(&[
+        "convert",
+        m,
+        m,
+        "-o",
+        crate::util::s(&out),
+        "--to",
+        "bvh",
+        "-j",
+        "5000",
+        "--force",
+    ]);
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    assert!(
+        run.stdout.contains("1 threads") || run.stdout.contains("2 threads"),
+        "{}",
+        run.stdout
+    );
+}

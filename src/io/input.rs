@@ -161,19 +161,37 @@ fn invalid_utf8(path: &Path, error: std::str::Utf8Error, skipped: usize, bytes: 
     )
 }
 
-/// The error for a file over its limit, naming the variable that raises it.
+/// The error for a file over its limit, naming the variable that raises it (none for the
+/// fixed limits of textures beside an FBX).
+///
+/// ```
+/// use humanoid::io::input::too_large;
+/// let fbx = too_large("a.fbx".as_ref(), 9, 8, "an FBX file").to_string();
+/// assert!(fbx.contains("HUMANOID_MAX_BINARY_BYTES"), "{fbx}");
+/// let bvh = too_large("a.bvh".as_ref(), 9, 8, "a BVH file").to_string();
+/// assert!(bvh.contains("HUMANOID_MAX_TEXT_BYTES"), "{bvh}");
+/// let texture = too_large("t.png".as_ref(), 9, 8, "an FBX texture").to_string();
+/// assert!(texture.contains("a fixed limit") && !texture.contains("HUMANOID_"), "{texture}");
+/// ```
 pub fn too_large(path: &Path, size: u64, limit: u64, what: &str) -> Error {
     let variable = match what {
-        "a mapping table" => "HUMANOID_MAX_TABLE_BYTES",
-        "a glTF file" | "a glTF buffer" | "an image" => "HUMANOID_MAX_BINARY_BYTES",
-        _ => "HUMANOID_MAX_TEXT_BYTES",
+        "a mapping table" => Some("HUMANOID_MAX_TABLE_BYTES"),
+        "a glTF file" | "a glTF buffer" | "an image" | "an FBX file" => {
+            Some("HUMANOID_MAX_BINARY_BYTES")
+        }
+        "an FBX texture" => None,
+        _ => Some("HUMANOID_MAX_TEXT_BYTES"),
+    };
+    let raise = match variable {
+        Some(variable) => format!("for a trusted file, raise it with {variable}"),
+        None => "a fixed limit".to_owned(),
     };
     Error::invalid_coded(
         "INPUT_TOO_LARGE",
         path,
         Location::File,
         format!(
-            "{size} bytes or more: larger than the limit of {limit} bytes for {what} (for a trusted file, raise it with {variable}; see docs/limits.md)"
+            "{size} bytes or more: larger than the limit of {limit} bytes for {what} ({raise}; see docs/limits.md)"
         ),
     )
 }

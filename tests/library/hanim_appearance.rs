@@ -339,6 +339,38 @@ fn texture_of(extras: &HanimExtras, n: usize) -> Option<Vec<u8>> {
         .map(|i| i.bytes.to_vec())
 }
 
+/// Issue 32: an ImageTexture url naming a FIFO beside the file was opened with a plain open
+/// and blocked forever; a character device was read to the image limit. Both are refused at
+/// once, through the project's guarded open, and the file still reads.
+#[cfg(unix)]
+#[test]
+fn a_texture_url_naming_a_fifo_or_a_device_is_refused_without_waiting() {
+    let folder = tempfile::tempdir().unwrap();
+    let fifo = folder.path().join("pipe.png");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("no mkfifo here: skipped");
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    std::os::unix::fs::symlink("/dev/zero", folder.path().join("zero.png")).unwrap();
+    let text = url_file(&["\"pipe.png\"", "\"zero.png\""]);
+    let file = folder.path().join("f.x3dv");
+    std::fs::write(&file, &text).unwrap();
+    let started = std::time::Instant::now();
+    let (outcome, extras) = hanim::read_asset_with_extras(&file, &ReadOptions::default()).unwrap();
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    assert_eq!(texture_of(&extras, 1), None);
+    assert_eq!(texture_of(&extras, 2), None);
+    let notes = codes(&outcome, "HANIM_TEXTURE_UNREADABLE");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("not a regular file") || n.contains("FIFO")),
+        "{notes:#?}"
+    );
+}
+
 #[test]
 fn texture_urls_are_read_only_inside_the_input_folder() {
     let root = tempfile::tempdir().unwrap();

@@ -135,9 +135,11 @@ impl<'p> Textures<'p> {
             format!("{shown}: a file, but the input was read from memory with no folder to look in")
         })?;
         let path = uri::resolve(folder, &relative)?;
-        let file = std::fs::File::open(&path)
+        // The project's guarded open: a FIFO or a device beside the file is refused at once,
+        // never waited on or read to the limit.
+        let (file, metadata) = crate::io::input::open(&path)
             .map_err(|e| format!("{shown}: cannot open {}: {e}", path.display()))?;
-        let length = file.metadata().map_err(|e| format!("{shown}: {e}"))?.len();
+        let length = metadata.len();
         let limit = u64::try_from(self.max_bytes).unwrap_or(u64::MAX);
         if length > limit {
             return Err(format!(

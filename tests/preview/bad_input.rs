@@ -140,3 +140,28 @@ fn joint_indices_out_of_range_are_refused_before_rendering() {
     assert!(error.contains("out of range"), "{error}");
     assert!(!output.exists());
 }
+
+/// Issue 32: the picture size and the frame count were bounded apart, not their product; 1000
+/// frames of 2048² would have held 16 GiB. The product is refused before anything is drawn or
+/// allocated (no GPU needed), naming the figures and what to lower.
+#[test]
+fn frames_times_picture_size_is_bounded_before_drawing() {
+    let dir = temp();
+    let input = super::mannequin(dir.path());
+    let options = PreviewOptions {
+        width: 2048,
+        height: 2048,
+        frames: Some(humanoid::preview::Frames::Count(1000)),
+        ..PreviewOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let error = preview(&input, &dir.path().join("big.gif"), &options)
+        .unwrap_err()
+        .to_string();
+    assert!(started.elapsed().as_secs() < 10);
+    assert!(
+        error.contains("1000 frames of 2048×2048 pixels") && error.contains("lower --frames"),
+        "{error}"
+    );
+    assert!(!dir.path().join("big.gif").exists());
+}

@@ -53,6 +53,11 @@ pub enum Frames {
 /// The most frames an animation may have.
 pub const MAX_FRAMES: u32 = 1000;
 
+/// The most bytes of pictures a preview holds at once (frames × panels × width × height × 4,
+/// RGBA): 1 GiB. The picture size and the frame count are bounded apart too; their product is
+/// what is allocated (1000 frames of 2048² were 16 GiB).
+pub const MAX_HELD_BYTES: u64 = 1 << 30;
+
 /// What [`preview`] draws and how.
 #[derive(Debug, Clone)]
 pub struct PreviewOptions {
@@ -448,6 +453,16 @@ fn frame_times(
     if count == 0 || count > MAX_FRAMES {
         return Err(Error::unsupported(format!(
             "{count} frames: expected 1 to {MAX_FRAMES}"
+        )));
+    }
+    let panels: u64 = if options.compare.is_some() { 2 } else { 1 };
+    let held = u64::from(count) * panels * u64::from(options.width) * u64::from(options.height) * 4;
+    if held > MAX_HELD_BYTES {
+        return Err(Error::unsupported(format!(
+            "{count} frames of {}×{} pixels{} would hold {held} bytes of pictures at once, more than {MAX_HELD_BYTES}: lower --frames (or --fps) or --size",
+            options.width,
+            options.height,
+            if panels == 2 { ", two panels each," } else { "" }
         )));
     }
     Ok((0..count)

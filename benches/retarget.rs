@@ -33,20 +33,26 @@ fn main() {
     divan::main();
 }
 
+/// The canonical mannequin, and it as an asset that declares its T-pose humanoid.
+fn mannequin_asset() -> (humanoid::demo::CanonicalMannequin, Asset) {
+    let m = canonical_mannequin().expect("mannequin");
+    let mut asset = Asset::new(
+        Format::Glb,
+        m.skeleton.clone(),
+        (0..m.skeleton.len()).collect(),
+    );
+    asset.humanoids.push(HumanoidSkeleton {
+        declared_t_pose: true,
+        root: m.humanoid.root,
+        bones: m.humanoid.bones,
+    });
+    (m, asset)
+}
+
 fn mannequin_with_long_clip() -> &'static (Asset, Clip) {
     static DATA: OnceLock<(Asset, Clip)> = OnceLock::new();
     DATA.get_or_init(|| {
-        let m = canonical_mannequin().expect("mannequin");
-        let mut asset = Asset::new(
-            Format::Glb,
-            m.skeleton.clone(),
-            (0..m.skeleton.len()).collect(),
-        );
-        asset.humanoids.push(HumanoidSkeleton {
-            declared_t_pose: true,
-            root: m.humanoid.root,
-            bones: m.humanoid.bones,
-        });
+        let (m, asset) = mannequin_asset();
         let times: Vec<f32> = (0..KEYS).map(|k| k as f32 / 30.0).collect();
         let mut clip = Clip::new("long");
         for joint in m.skeleton.joints() {
@@ -145,17 +151,7 @@ fn standing_100k_keys(bencher: divan::Bencher, contacts: bool) {
 fn standing_long_clip() -> &'static (Asset, Clip) {
     static DATA: OnceLock<(Asset, Clip)> = OnceLock::new();
     DATA.get_or_init(|| {
-        let m = canonical_mannequin().expect("mannequin");
-        let mut asset = Asset::new(
-            Format::Glb,
-            m.skeleton.clone(),
-            (0..m.skeleton.len()).collect(),
-        );
-        asset.humanoids.push(HumanoidSkeleton {
-            declared_t_pose: true,
-            root: m.humanoid.root,
-            bones: m.humanoid.bones,
-        });
+        let (m, asset) = mannequin_asset();
         let wave = m.clips.iter().find(|c| c.name == "wave").expect("wave");
         let duration = wave.duration();
         let times: Vec<f32> = (0..KEYS).map(|k| k as f32 / 30.0).collect();

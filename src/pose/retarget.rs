@@ -706,7 +706,7 @@ fn hip_sockets(
 
 /// A side's leg length: upper leg + lower leg, the mean of both sides (segment lengths do
 /// not depend on the rest pose).
-pub fn leg_length(side: &Side<'_>) -> Option<f32> {
+fn leg_length(side: &Side<'_>) -> Option<f32> {
     crate::pose::contacts::solve::leg_length(&side.asset.skeleton, &side.humanoid.bones)
 }
 

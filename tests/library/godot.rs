@@ -679,6 +679,56 @@ fn a_linked_bone_map_in_an_import_file_reads() {
     assert_eq!(report.bone_maps[0].pairs.len(), 3);
 }
 
+/// A `.import`'s linked BoneMap is read only inside its project: an absolute path, `..` past
+/// the project and a symbolic link out of it are refused at the link's line and column, and the
+/// foreign file is never read (its first line is never quoted).
+#[test]
+fn a_linked_bone_map_never_reads_outside_the_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game");
+    std::fs::create_dir_all(game.join("models")).unwrap();
+    std::fs::create_dir_all(game.join("maps")).unwrap();
+    std::fs::write(game.join("project.godot"), "config_version=5\n").unwrap();
+    std::fs::write(game.join("maps/ue.tres"), NOTE_BONE_MAP).unwrap();
+    std::fs::create_dir_all(dir.path().join("outside")).unwrap();
+    let secret = dir.path().join("outside/x.tres");
+    std::fs::write(&secret, "SECRET first line\n").unwrap();
+    let import = game.join("models/character.glb.import");
+    let read = |link: &str| {
+        std::fs::write(&import, import_text(&format!("Resource({link:?})"))).unwrap();
+        read_mapping(&import, &Library::default()).map(|m| m.table.names(HumanBone::Hips).to_vec())
+    };
+
+    // Inside the project, by res:// or relative path: read.
+    assert_eq!(read("res://maps/ue.tres").unwrap(), ["mixamorig_Hips"]);
+    assert_eq!(read("../maps/ue.tres").unwrap(), ["mixamorig_Hips"]);
+
+    let mut refused = vec![
+        (secret.display().to_string(), "absolute path"),
+        ("../../outside/x.tres".to_owned(), "outside the project"),
+        (
+            "res://../outside/x.tres".to_owned(),
+            "climbs out of the project",
+        ),
+    ];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&secret, game.join("maps/link.tres")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside"), game.join("out")).unwrap();
+        refused.push(("res://maps/link.tres".to_owned(), "outside the project"));
+        refused.push(("res://out/x.tres".to_owned(), "outside the project"));
+        refused.push(("../out/x.tres".to_owned(), "outside the project"));
+    }
+    for (link, why) in refused {
+        let error = read(&link).unwrap_err().to_string();
+        assert!(error.contains(why), "{link}: {error}");
+        assert!(error.contains("character.glb.import"), "{link}: {error}");
+        assert!(!error.contains("SECRET"), "{link}: {error}");
+        let report = humanoid::formats::godot::inspect_file(&import);
+        assert!(report.is_err(), "inspect followed {link}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // A custom SkeletonProfile with non-standard names.
 

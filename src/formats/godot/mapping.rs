@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use super::bone_map::{find_bone_maps, BoneMapResource, FoundBoneMap, ProfileRef};
 use super::document::{Document, Position};
 use super::profile::{file_name, table_name, SkeletonProfile};
-use super::project::{read_text, resolve_relative, Project};
+use super::project::{allowed_root, confine, read_text, resolve_relative, Project};
 use crate::error::{Diagnostics, Error, Location};
 use crate::mapping::{Library, Table};
 use crate::model::HumanBone;
@@ -313,13 +313,18 @@ pub(super) fn resolve(
         Some(_) => ("", Some(link)),
         None => (link, uid),
     };
+    let root = allowed_root(from);
+    let inside = |file: PathBuf, named: &str| {
+        confine(&file, &root).map_err(|why| at.error(from, format!("{named:?}: {why}")))
+    };
     let mut tried = Vec::new();
     if !link.is_empty() {
         let file = if link.starts_with("res://") {
             project()?.resolve(link, from)?
         } else {
-            resolve_relative(link, from)?
+            resolve_relative(link, from).map_err(|e| at.error(from, e.to_string()))?
         };
+        let file = inside(file, link)?;
         if file.is_file() {
             return Ok(file);
         }
@@ -327,7 +332,7 @@ pub(super) fn resolve(
     }
     if let Some(uid) = uid {
         if let Some(file) = project()?.find_uid(uid) {
-            return Ok(file);
+            return inside(file, uid);
         }
         tried.push(uid.to_owned());
     }

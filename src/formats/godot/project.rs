@@ -127,10 +127,11 @@ impl Project {
     }
 }
 
-/// A path that is not `res://`: relative to the referring file's folder, or absolute.
+/// A path that is not `res://`: relative to the referring file's folder. An absolute path is
+/// refused: a file's links stay inside its project (see [`confine`]).
 ///
 /// # Errors
-/// A `uid://` or other `scheme://` path.
+/// A `uid://` or other `scheme://` path, or an absolute path.
 pub fn resolve_relative(path: &str, from: &Path) -> Result<PathBuf, Error> {
     if path.contains("://") {
         return Err(Error::unsupported(format!(
@@ -138,8 +139,59 @@ pub fn resolve_relative(path: &str, from: &Path) -> Result<PathBuf, Error> {
             from.display()
         )));
     }
+    if Path::new(path).has_root() || path.starts_with(['/', '\\']) || path.get(1..2) == Some(":") {
+        return Err(Error::unsupported(format!(
+            "{}: {path:?} is an absolute path: a Godot file links to files of its project only, by res:// or a relative path",
+            from.display()
+        )));
+    }
     let base = from.parent().unwrap_or(Path::new(""));
     Ok(base.join(path))
+}
+
+/// The folder a file's links may reach: its project's folder (see [`Project::find`]), or the
+/// file's own folder when no `project.godot` lies above it.
+pub fn allowed_root(from: &Path) -> PathBuf {
+    if let Some(project) = Project::find(from) {
+        return project.root;
+    }
+    match from.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `file`, when it lies inside `root` once `..` and symbolic links are followed: a link in a
+/// Godot file (`res://`, relative, `uid://`) never reads outside the project. A file that does
+/// not exist is returned as it is (the caller reports it missing; nothing is read).
+///
+/// ```
+/// use humanoid::formats::godot::project::confine;
+/// let dir = tempfile::tempdir()?;
+/// let project = dir.path().join("game");
+/// std::fs::create_dir(&project)?;
+/// std::fs::write(project.join("a.tres"), "[gd_resource]")?;
+/// std::fs::write(dir.path().join("secret.tres"), "[gd_resource]")?;
+/// assert!(confine(&project.join("a.tres"), &project).is_ok());
+/// assert!(confine(&project.join("../secret.tres"), &project).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// A message naming where the file really lies.
+pub fn confine(file: &Path, root: &Path) -> Result<PathBuf, String> {
+    let Ok(real) = file.canonicalize() else {
+        return Ok(file.to_path_buf());
+    };
+    let base = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    if real.starts_with(&base) {
+        return Ok(file.to_path_buf());
+    }
+    Err(format!(
+        "it leads outside the project folder {} (to {}): a Godot file links to files of its project only",
+        base.display(),
+        real.display()
+    ))
 }
 
 /// `root/inner`, refusing an `inner` that climbs above `root`.

@@ -27,7 +27,12 @@ fn detached<T: Send>(
     py: Python<'_>,
     work: impl Send + FnOnce() -> Result<T, Error>,
 ) -> PyResult<T> {
-    py.detach(work).map_err(|e| errors::to_py(py, &e))
+    py.detach(|| {
+        // Every file the call reads is remembered: no output replaces one.
+        let _reads = humanoid::io::input::read_scope();
+        work()
+    })
+    .map_err(|e| errors::to_py(py, &e))
 }
 
 /// Lifts a library error raised while preparing options.

@@ -68,7 +68,7 @@ impl MapCommandArgs {
                 humanoid::io::output::check(path, force)?;
                 let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("rig");
                 let text = report.to_toml(stem, &file.display().to_string());
-                std::fs::write(path, text).map_err(|e| humanoid::Error::io(path, e))?;
+                humanoid::io::output::write_bytes(path, text.as_bytes())?;
             }
         }
         let code = if maps_no_required_bone(&mapped) {

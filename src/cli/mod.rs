@@ -77,6 +77,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 /// Runs one subcommand, printing to `out`.
 fn run_to(args: Args, out: &mut impl Write) -> Result<ExitCode, CliError> {
     QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
+    // Every file the command reads is remembered: no output replaces one (io::input::ReadScope).
+    let _reads = humanoid::io::input::read_scope();
     match args.command {
         Command::Inspect(args) => args.run(out),
         Command::Convert(args) => args.run(out),

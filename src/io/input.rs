@@ -71,7 +71,139 @@ pub fn open(path: &Path) -> Result<(File, Metadata), Error> {
     if odd_kind(&metadata).is_some() {
         return Err(not_regular(path, &metadata));
     }
+    record_read(path, &metadata);
     Ok((file, metadata))
+}
+
+/// A file's identity: device and inode on Unix (hard links and symbolic links included), the
+/// canonical path elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum FileId {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    #[cfg_attr(unix, allow(dead_code))]
+    Path(std::path::PathBuf),
+}
+
+fn file_id(path: &Path, metadata: &Metadata) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = path;
+        Some(FileId::Inode(metadata.dev(), metadata.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        path.canonicalize().ok().map(FileId::Path)
+    }
+}
+
+std::thread_local! {
+    /// The files opened on this thread while a [`ReadScope`] is held (`None`: no scope).
+    static READ: std::cell::RefCell<Option<Vec<(FileId, std::path::PathBuf)>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// While held, every file [`open`] opens on this thread is remembered, and
+/// [`crate::io::output`] refuses to replace any of them, `--force` or not: a command never
+/// destroys what it reads (its input, a `--map` table, a texture, a linked resource, a hard
+/// link to one of them). Scopes nest; the outermost one forgets the files when dropped. Each
+/// command (CLI, batch job, Python call) holds one.
+///
+/// ```
+/// use humanoid::io::{input, output};
+/// let dir = tempfile::tempdir()?;
+/// let table = dir.path().join("table.toml");
+/// std::fs::write(&table, "[bones]\n")?;
+/// {
+///     let _reads = input::read_scope();
+///     input::read_text(&table, 1024, "a mapping table")?;
+///     let error = output::write_bytes(&table, b"replaced").unwrap_err().to_string();
+///     assert!(error.contains("a file this command reads"), "{error}");
+/// }
+/// output::write_bytes(&table, b"replaced")?; // the command is over: an ordinary output
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use = "the scope ends when this value is dropped"]
+#[derive(Debug)]
+pub struct ReadScope {
+    outermost: bool,
+}
+
+/// Starts remembering the files this thread reads (see [`ReadScope`]).
+pub fn read_scope() -> ReadScope {
+    let outermost = READ.with(|read| {
+        let mut read = read.borrow_mut();
+        if read.is_some() {
+            return false;
+        }
+        *read = Some(Vec::new());
+        true
+    });
+    ReadScope { outermost }
+}
+
+/// The files this thread's command has read so far, to hand to the threads it starts (see
+/// [`read_scope_from`]).
+#[derive(Debug, Clone, Default)]
+pub struct ReadFiles(Vec<(FileId, std::path::PathBuf)>);
+
+/// What this thread's command has read so far (empty without a [`ReadScope`]).
+pub fn read_so_far() -> ReadFiles {
+    READ.with(|read| ReadFiles(read.borrow().clone().unwrap_or_default()))
+}
+
+/// A [`ReadScope`] on a worker thread that starts knowing `files`, read by the thread that
+/// started the work (a batch's `--map` table, read once for every job).
+pub fn read_scope_from(files: &ReadFiles) -> ReadScope {
+    let scope = read_scope();
+    READ.with(|read| {
+        if let Some(known) = read.borrow_mut().as_mut() {
+            for file in &files.0 {
+                if !known.iter().any(|(id, _)| *id == file.0) {
+                    known.push(file.clone());
+                }
+            }
+        }
+    });
+    scope
+}
+
+impl Drop for ReadScope {
+    fn drop(&mut self) {
+        if self.outermost {
+            READ.with(|read| *read.borrow_mut() = None);
+        }
+    }
+}
+
+fn record_read(path: &Path, metadata: &Metadata) {
+    READ.with(|read| {
+        let mut read = read.borrow_mut();
+        let Some(files) = read.as_mut() else {
+            return;
+        };
+        if let Some(id) = file_id(path, metadata) {
+            if !files.iter().any(|(known, _)| *known == id) {
+                files.push((id, path.to_path_buf()));
+            }
+        }
+    });
+}
+
+/// The path by which this thread's command read the file `path` is, when it read it (see
+/// [`ReadScope`]); `None` when `path` does not exist or was not read.
+pub fn read_as(path: &Path) -> Option<std::path::PathBuf> {
+    let metadata = std::fs::metadata(path).ok()?;
+    let id = file_id(path, &metadata)?;
+    READ.with(|read| {
+        read.borrow()
+            .as_ref()?
+            .iter()
+            .find(|(known, _)| *known == id)
+            .map(|(_, path)| path.clone())
+    })
 }
 
 fn not_regular(path: &Path, metadata: &Metadata) -> Error {

@@ -35,6 +35,13 @@ pub fn folder_of(path: &Path) -> PathBuf {
 /// # Errors
 /// [`Error::Unsupported`] naming the output and why.
 pub fn check(path: &Path, force: bool) -> Result<(), Error> {
+    if let Some(read) = super::input::read_as(path) {
+        return Err(Error::unsupported(format!(
+            "{}: the output is a file this command reads ({}); humanoid never replaces a file it reads, even with --force: choose another output path",
+            path.display(),
+            read.display()
+        )));
+    }
     match fs::symlink_metadata(path) {
         Ok(metadata) => {
             if let Some(kind) = super::input::odd_kind(&metadata) {

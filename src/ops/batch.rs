@@ -297,7 +297,11 @@ pub fn run<R: Send>(
     let next = AtomicUsize::new(0);
     let finished: Mutex<Vec<(usize, Result<R, Error>)>> =
         Mutex::new(Vec::with_capacity(jobs.len()));
+    let read_before = crate::io::input::read_so_far();
     let run_one = |job: &Job| {
+        // Each job remembers what it reads (and what was read before the batch started), so
+        // no job's output replaces a file being read.
+        let _reads = crate::io::input::read_scope_from(&read_before);
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job))).unwrap_or_else(
             |panic| {
                 let what = panic

@@ -77,6 +77,7 @@ pub type ConvertReport = Written;
 /// The input is invalid; the output is the input, exists (without `force`), or is in a format
 /// with no writer yet; the rig cannot be made what the target needs; writing fails.
 pub fn convert(input: &Path, output: &Path, options: &ConvertOptions) -> Result<Written, Error> {
+    let _reads = crate::io::input::read_scope(); // no output replaces a file read
     crate::ops::write::check_output_path(input, output, options.force)?;
     let source = input_format(input)?;
     let write_options = WriteOptions {

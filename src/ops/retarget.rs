@@ -86,6 +86,7 @@ pub fn retarget(
     output: &Path,
     options: &RetargetOptions,
 ) -> Result<ConvertReport, Error> {
+    let _reads = crate::io::input::read_scope(); // no output replaces a file read
     check_output_path(anim, output, options.force)?;
     check_output_path(model, output, options.force)?;
     let mut diagnostics = Diagnostics::new();

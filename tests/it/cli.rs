@@ -191,6 +191,65 @@ fn convert_refuses_to_overwrite_and_never_writes_the_input() {
     assert_eq!(leftovers.len(), 2, "no temporary files left: {leftovers:?}");
 }
 
+/// No command replaces a file it reads, `--force` or not: not the `--map` table it applies
+/// (`map --force --map t.toml RIG -o t.toml` replaced it), not through a hard link, not the
+/// input through a hard link.
+#[test]
+fn no_output_replaces_a_file_the_command_reads() {
+    let (_keep, mannequin, _) = crate::util::demo();
+    let dir = temp_dir();
+    let table = dir.path().join("rig.toml");
+    humanoid_ok(&["map", s(&mannequin), "-o", s(&table)]);
+    let before = std::fs::read(&table).unwrap();
+    let linked = dir.path().join("linked.toml");
+    std::fs::hard_link(&table, &linked).unwrap();
+    for output in [&table, &linked] {
+        let run = humanoid(&[
+            "map",
+            "--force",
+            "--map",
+            s(&table),
+            s(&mannequin),
+            "-o",
+            s(output),
+        ]);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("a file this command reads"),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(s(output)),
+            "names the output: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        std::fs::read(&table).unwrap(),
+        before,
+        "the table is untouched"
+    );
+    // Another output is written as before.
+    humanoid_ok(&[
+        "map",
+        "--map",
+        s(&table),
+        s(&mannequin),
+        "-o",
+        s(&dir.path().join("other.toml")),
+    ]);
+
+    let model = dir.path().join("model.glb");
+    std::fs::copy(&mannequin, &model).unwrap();
+    let model_link = dir.path().join("model_link.glb");
+    std::fs::hard_link(&model, &model_link).unwrap();
+    let model_before = std::fs::read(&model).unwrap();
+    let run = humanoid(&["convert", "--force", s(&model), s(&model_link)]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(std::fs::read(&model).unwrap(), model_before);
+}
+
 #[test]
 fn an_ambiguous_output_names_the_choices() {
     let dir = temp_dir();

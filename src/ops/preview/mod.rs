@@ -277,6 +277,7 @@ pub fn preview(
     output: &Path,
     options: &PreviewOptions,
 ) -> Result<PreviewReport, Error> {
+    let _reads = crate::io::input::read_scope(); // no output replaces a file read
     let kind = match output
         .extension()
         .and_then(|e| e.to_str())

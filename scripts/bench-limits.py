@@ -90,6 +90,10 @@ def shapes(d):
     yield "gltf 3 MB node names: pose", ["pose", names], None
     yield "bvh 3 MB joint names", ["map", write("names.bvh", "HIERARCHY\nROOT " + name + "\n{\nOFFSET 0 0 0\nCHANNELS 0\nJOINT " + name + "x\n{\nOFFSET 0 1 0\nCHANNELS 0\n}\n}\nMOTION\nFrames: 0\nFrame Time: 0.03\n")], None
     yield "x3d 3 MB joint names", ["map", write("names.x3d", "<X3D><Scene><HAnimHumanoid><HAnimJoint name='" + name + "'><HAnimJoint name='" + name + "x'/></HAnimJoint></HAnimHumanoid></Scene></X3D>")], None
+    wide = lambda count, joint: "<X3D><Scene><HAnimHumanoid name='hu'><HAnimJoint name='r_hip'>" + "".join(joint(i) for i in range(count)) + "</HAnimJoint></HAnimHumanoid></Scene></X3D>"
+    yield "x3d 60000 sided duplicates, long names", ["inspect", write("wide.x3d", wide(60000, lambda i: "<HAnimJoint name='l_" + "a" * 200 + "'/>"))], None
+    yield "x3d 60000 unnamed joints", ["inspect", write("unnamed.x3d", wide(60000, lambda i: "<HAnimJoint DEF='hu_j" + str(i) + "'/>"))], None
+    yield "x3d 70000 joints (over the limit)", ["inspect", write("many.x3d", wide(70000, lambda i: "<HAnimJoint name='j" + str(i) + "'/>"))], None
     yield "tres 3 MB bone names", ["inspect", write("names.tres", '[gd_resource type="BoneMap" format=3]\n[resource]\nbone_map/Hips = &"' + name + '"\n')], None
     models = "".join(f'\tModel: {1000 + i}, "Model::J{i}", "LimbNode" {{\n\t\tVersion: 232\n\t}}\n' for i in range(n))
     links = "".join(f'\tC: "OO",{1000 + i},{1000 + i - 1 if i else 0}\n' for i in range(n))

@@ -75,19 +75,46 @@ fn boundary(text: &str, offset: usize) -> usize {
 }
 
 /// Line starts of a text, for many lookups ([`LineIndex::position`] answers as [`line_column`]
-/// does, in logarithmic time).
+/// does, in logarithmic time plus at most [`LineIndex::STRIDE`] bytes: a file on one long line
+/// with many notes costs linear time, not quadratic).
 #[derive(Debug, Clone)]
 pub struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// UTF-8 continuation bytes before each multiple of [`LineIndex::STRIDE`].
+    continuations: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
+    /// The bytes between two checkpoints of the character count.
+    pub const STRIDE: usize = 1024;
+
     /// The line starts of `text`.
     pub fn new(text: &'a str) -> LineIndex<'a> {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
+        let mut continuations = Vec::with_capacity(text.len() / Self::STRIDE + 1);
+        let mut count = 0usize;
+        for chunk in text.as_bytes().chunks(Self::STRIDE) {
+            continuations.push(count);
+            count += chunk.iter().filter(|b| is_continuation(**b)).count();
+        }
+        continuations.push(count);
+        LineIndex {
+            text,
+            starts,
+            continuations,
+        }
+    }
+
+    /// The characters before byte `offset` (a character boundary).
+    fn chars_before(&self, offset: usize) -> usize {
+        let chunk = offset / Self::STRIDE;
+        let from = chunk * Self::STRIDE;
+        let before = self.continuations.get(chunk).copied().unwrap_or(0);
+        let rest = self.text.as_bytes().get(from..offset).unwrap_or(&[]);
+        let continuations = before + rest.iter().filter(|b| is_continuation(**b)).count();
+        offset - continuations
     }
 
     /// The position of byte `offset`.
@@ -95,12 +122,17 @@ impl<'a> LineIndex<'a> {
         let end = boundary(self.text, offset);
         let line = self.starts.partition_point(|&s| s <= end).max(1);
         let start = self.starts.get(line - 1).copied().unwrap_or(0);
-        let column = self.text.get(start..end).map_or(0, |s| s.chars().count());
+        let column = self.chars_before(end) - self.chars_before(start);
         Position {
             line,
             column: column + 1,
         }
     }
+}
+
+/// A UTF-8 byte that continues a character (every character has exactly one other byte).
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xC0 == 0x80
 }
 
 #[cfg(test)]
@@ -124,7 +156,15 @@ mod tests {
     /// every offset, character boundaries or not, past the end too.
     #[test]
     fn the_index_answers_as_the_lookup() {
-        for text in ["", "\n", "ab\ncdé\nf", "é\n\nü€x\n", "[a]\r\nb = 1\r\n"] {
+        let long = "aé€\n".repeat(LineIndex::STRIDE) + &"ü".repeat(LineIndex::STRIDE * 2);
+        for text in [
+            "",
+            "\n",
+            "ab\ncdé\nf",
+            "é\n\nü€x\n",
+            "[a]\r\nb = 1\r\n",
+            long.as_str(),
+        ] {
             let index = LineIndex::new(text);
             for offset in 0..text.len() + 3 {
                 assert_eq!(

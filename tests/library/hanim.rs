@@ -1455,6 +1455,35 @@ fn a_number_that_is_not_a_number() {
     );
 }
 
+/// More joints than a skeleton holds is refused at the first joint over the limit (the
+/// message had no place), after the joint names were repaired in linear time.
+#[test]
+fn more_joints_than_the_limit_are_refused_at_the_first_one_over() {
+    let limit = humanoid::model::MAX_JOINTS;
+    let mut text = String::from("<X3D><Scene><HAnimHumanoid name='hu'><HAnimJoint name='r_hip'>\n");
+    for i in 0..limit {
+        text.push_str(&format!("<HAnimJoint name='l_{i}'/>\n"));
+    }
+    let wide = format!("{text}</HAnimJoint></HAnimHumanoid></Scene></X3D>");
+    // limit + 1 joints: the last line's joint is the first one over.
+    let outcome = hanim::read(
+        wide.as_bytes(),
+        Path::new("many.x3d"),
+        &ReadOptions::default(),
+    );
+    let err = match outcome {
+        Ok(_) => panic!("{} joints read", limit + 1),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.starts_with(&format!(
+            "many.x3d: {}:1: more than {limit} joints",
+            limit + 1
+        )),
+        "{err}"
+    );
+}
+
 #[test]
 fn nesting_deeper_than_the_limit() {
     let options = ReadOptions {

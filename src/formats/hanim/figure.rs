@@ -576,17 +576,14 @@ impl<'s, 'a, 'w> Walker<'s, 'a, 'w> {
     }
 }
 
-/// Repairs joint names (module docs), reporting each repair.
+/// Repairs joint names (module docs), reporting each repair. Linear in the joints: names are
+/// looked up in hash sets, never by scanning the figure per joint.
 fn repair_names(figure: &mut Figure, notes: &mut Vec<Note>) {
     let prefix = (!figure.name.is_empty()).then(|| format!("{}_", figure.name));
-    let figure_names: &[(String, Option<usize>)] = &figure
-        .joints
-        .iter()
-        .map(|j| (j.file_name.trim().to_owned(), j.parent))
-        .collect::<Vec<_>>();
+    let written = WrittenNames::of(figure);
     for (index, joint) in figure.joints.iter_mut().enumerate() {
-        let written = joint.file_name.clone();
-        let trimmed = written.trim();
+        let written_name = joint.file_name.clone();
+        let trimmed = written_name.trim();
         let mut name = trimmed.to_owned();
         if !name.is_empty() && !names::is_standard(&name) {
             let squeezed: String = name.chars().filter(|c| !c.is_whitespace()).collect();
@@ -602,31 +599,29 @@ fn repair_names(figure: &mut Figure, notes: &mut Vec<Note>) {
             }
         }
         if name.is_empty() {
-            name = unnamed(figure_names, index, joint);
+            name = written.unnamed(index, joint);
             notes.push(Note {
                 at: joint.at,
                 code: "HANIM_JOINT_UNNAMED",
                 message: format!("a joint has no name: called {name:?}"),
             });
-        } else if name != written {
+        } else if name != written_name {
             notes.push(Note {
                 at: joint.at,
                 code: "HANIM_NAME_REPAIRED",
-                message: format!("joint name {written:?} read as {name:?}"),
+                message: format!("joint name {written_name:?} read as {name:?}"),
             });
         }
         joint.name = name;
     }
     repair_sides(figure, notes);
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut duplicated: HashSet<&str> = HashSet::new();
     let mut duplicates: Vec<&str> = Vec::new();
     for joint in &figure.joints {
-        if seen.contains(&joint.name.as_str()) {
-            if !duplicates.contains(&joint.name.as_str()) {
-                duplicates.push(&joint.name);
-            }
-        } else {
-            seen.push(&joint.name);
+        let name = joint.name.as_str();
+        if !seen.insert(name) && duplicated.insert(name) {
+            duplicates.push(name);
         }
     }
     if !duplicates.is_empty() {
@@ -672,6 +667,12 @@ fn side(name: &str) -> Option<char> {
 /// A second joint with a sided name whose nearest sided ancestor is on the other side takes
 /// that side's name, when it is free.
 fn repair_sides(figure: &mut Figure, notes: &mut Vec<Note>) {
+    // The first joint of each name; a renamed joint takes a free name, so it is that name's
+    // first, and a first joint is never renamed: the map stays right as names change.
+    let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (index, joint) in figure.joints.iter().enumerate() {
+        first.entry(joint.name.clone()).or_insert(index);
+    }
     for index in 0..figure.joints.len() {
         let Some(joint) = figure.joints.get(index) else {
             continue;
@@ -679,8 +680,7 @@ fn repair_sides(figure: &mut Figure, notes: &mut Vec<Note>) {
         let Some(own) = side(&joint.name) else {
             continue;
         };
-        let first = figure.joints.iter().position(|j| j.name == joint.name);
-        if first == Some(index) {
+        if first.get(&joint.name) == Some(&index) {
             continue;
         }
         let mut ancestor = joint.parent;
@@ -696,11 +696,12 @@ fn repair_sides(figure: &mut Figure, notes: &mut Vec<Note>) {
             continue;
         };
         let renamed = format!("{other}{}", joint.name.get(1..).unwrap_or(""));
-        if figure.joints.iter().any(|j| j.name == renamed) {
+        if first.contains_key(&renamed) {
             continue;
         }
         let at = joint.at;
         let old = joint.name.clone();
+        first.insert(renamed.clone(), index);
         if let Some(joint) = figure.joints.get_mut(index) {
             joint.name = renamed.clone();
         }
@@ -715,32 +716,73 @@ fn repair_sides(figure: &mut Figure, notes: &mut Vec<Note>) {
     }
 }
 
-/// A name for a joint with none: its DEF without the prefix when that is a standard name no
-/// other joint has; else the standard parent of a child's standard name, when free (JoeKick's
-/// unnamed clavicle above the joint named `l_acromioclavicular` is `l_sternoclavicular`); else
-/// the DEF; else `joint<index>`.
-fn unnamed(all: &[(String, Option<usize>)], index: usize, joint: &FoundJoint) -> String {
-    let taken = |name: &str| all.iter().any(|(n, _)| n == name);
-    let from_def = joint.def.as_deref().and_then(|def| {
-        def.split_once('_')
-            .map(|(_, rest)| rest)
-            .filter(|rest| names::is_standard(rest) && !taken(rest))
-    });
-    if let Some(name) = from_def {
-        return name.to_owned();
+/// The names as the file wrote them (trimmed), with what [`WrittenNames::unnamed`] asks of
+/// them indexed once.
+struct WrittenNames {
+    names: Vec<String>,
+    taken: HashSet<String>,
+    children: Vec<Vec<usize>>,
+    generation: std::cell::OnceCell<Generation>,
+}
+
+impl WrittenNames {
+    fn of(figure: &Figure) -> WrittenNames {
+        let names: Vec<String> = figure
+            .joints
+            .iter()
+            .map(|j| j.file_name.trim().to_owned())
+            .collect();
+        let mut children = vec![Vec::new(); figure.joints.len()];
+        for (index, joint) in figure.joints.iter().enumerate() {
+            if let Some(list) = joint.parent.and_then(|p| children.get_mut(p)) {
+                list.push(index);
+            }
+        }
+        WrittenNames {
+            taken: names.iter().cloned().collect(),
+            names,
+            children,
+            generation: std::cell::OnceCell::new(),
+        }
     }
-    let from_child = all
-        .iter()
-        .filter(|(_, parent)| *parent == Some(index))
-        .filter_map(|(child, _)| names::to_v2(child))
-        .filter_map(|child| names::spec(child)?.parent)
-        .find(|parent| !taken(parent) && names::to_v1(parent).is_none_or(|v1| !taken(v1)));
-    if let Some(parent) = from_child {
-        let generation = Generation::of_names(all.iter().map(|(n, _)| n.as_str()));
-        return match generation {
-            Generation::V1 => names::to_v1(parent).unwrap_or(parent).to_owned(),
-            Generation::V2 => parent.to_owned(),
-        };
+
+    fn taken(&self, name: &str) -> bool {
+        self.taken.contains(name)
     }
-    joint.def.clone().unwrap_or_else(|| format!("joint{index}"))
+
+    /// A name for a joint with none: its DEF without the prefix when that is a standard name
+    /// no other joint has; else the standard parent of a child's standard name, when free
+    /// (JoeKick's unnamed clavicle above the joint named `l_acromioclavicular` is
+    /// `l_sternoclavicular`); else the DEF; else `joint<index>`.
+    fn unnamed(&self, index: usize, joint: &FoundJoint) -> String {
+        let from_def = joint.def.as_deref().and_then(|def| {
+            def.split_once('_')
+                .map(|(_, rest)| rest)
+                .filter(|rest| names::is_standard(rest) && !self.taken(rest))
+        });
+        if let Some(name) = from_def {
+            return name.to_owned();
+        }
+        let from_child = self
+            .children
+            .get(index)
+            .into_iter()
+            .flatten()
+            .filter_map(|child| self.names.get(*child))
+            .filter_map(|child| names::to_v2(child))
+            .filter_map(|child| names::spec(child)?.parent)
+            .find(|parent| {
+                !self.taken(parent) && names::to_v1(parent).is_none_or(|v1| !self.taken(v1))
+            });
+        if let Some(parent) = from_child {
+            let generation = self
+                .generation
+                .get_or_init(|| Generation::of_names(self.names.iter().map(String::as_str)));
+            return match generation {
+                Generation::V1 => names::to_v1(parent).unwrap_or(parent).to_owned(),
+                Generation::V2 => parent.to_owned(),
+            };
+        }
+        joint.def.clone().unwrap_or_else(|| format!("joint{index}"))
+    }
 }

@@ -109,6 +109,20 @@ pub(crate) fn to_asset(
             "no H-Anim joints: expected an HAnimHumanoid (or a VRML97 Humanoid PROTO instance) with a skeleton of HAnimJoint/Joint nodes",
         ));
     }
+    if let Some(past) = figures
+        .iter()
+        .flat_map(|f| f.joints.iter())
+        .nth(crate::model::MAX_JOINTS)
+    {
+        return Err(invalid(
+            past.at,
+            format!(
+                "more than {} joints (this is the first one over): a humanoid has about 100; expected a file with at most {} joints",
+                crate::model::MAX_JOINTS,
+                crate::model::MAX_JOINTS
+            ),
+        ));
+    }
     let mut raw: Vec<RawJoint> = Vec::new();
     let mut figure_frames: Vec<(Figure, Vec<JointFrame>)> = Vec::new();
     let mut by_node: HashMap<NodeId, JointFrame> = HashMap::new();

@@ -702,18 +702,19 @@ def fbx_binary(nodes):
     return out + b"\0" * 13
 
 
-def fbx_scene(vertices=("d", [0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0, 10.0, 0.0], None, 0)):
+def fbx_scene(vertices=("d", [0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0, 10.0, 0.0], None, 0),
+              indices=("i", [0, 1, -3], None, 0), spine=(0.0, 10.0, 0.0)):
     p70 = lambda x, y, z: ("Properties70", [], [("P", ["Lcl Translation", "Lcl Translation", "", "A", x, y, z], [])])
     model = lambda uid, name, kind, t: ("Model", [uid, name + "\x00\x01Model", kind], [("Version", [232], []), p70(*t)])
     return [
         ("FBXHeaderExtension", [], [("FBXHeaderVersion", [1003], []), ("FBXVersion", [7400], [])]),
         ("Objects", [], [
             model(1000, "Hips", "LimbNode", (0.0, 100.0, 0.0)),
-            model(1001, "Spine", "LimbNode", (0.0, 10.0, 0.0)),
+            model(1001, "Spine", "LimbNode", spine),
             model(1002, "Body", "Mesh", (0.0, 0.0, 0.0)),
             ("Geometry", [2000, "Body\x00\x01Geometry", "Mesh"], [
                 ("Vertices", [vertices], []),
-                ("PolygonVertexIndex", [("i", [0, 1, -3], None, 0)], []),
+                ("PolygonVertexIndex", [indices], []),
             ]),
         ]),
         ("Connections", [], [
@@ -774,6 +775,15 @@ def fbx_cases():
     huge = ("d", [0.0] * 9, 0x20000000, 1)
     case(f, "array_4gb_declared", "fbx", fbx_binary(fbx_scene(huge)), code="FBX_INVALID", words="Memory limit",
          note="a zlib array that declares 2^29 doubles (4 GiB) in a few bytes: refused by the memory limit, never allocated")
+    zeros = ("i", [0] * 2_999_999 + [-1], None, 1)
+    case(f, "polygon_of_3m_zeros", "fbx", fbx_binary(fbx_scene(indices=zeros)), code="FBX_MESH_TOO_LARGE", words="Body",
+         note="a zlib PolygonVertexIndex of 3 million zeros (12 KB): one polygon that would expand to 9 million triangle corners; counted and refused before a vertex is made (7 million took 3.2 GB)")
+    for name, value in [("nan", float("nan")), ("inf", float("inf")), ("1e200", 1e200)]:
+        case(f, f"translation_{name}", "fbx", fbx_binary(fbx_scene(spine=(value, 10.0, 0.0))), code="FBX_NOT_FINITE", words="Spine",
+             note=f"a joint's Lcl Translation x is {name}: refused at read, naming the node (convert said only \"invalid type: null\")")
+    nan_vertex = ("d", [0.0, 0.0, 0.0, float("nan"), 0.0, 0.0, 0.0, 10.0, 0.0], None, 0)
+    case(f, "vertex_nan", "fbx", fbx_binary(fbx_scene(vertices=nan_vertex)), code="FBX_NOT_FINITE", words="Body",
+         note="a vertex position is NaN: refused at read, naming the mesh")
     case(f, "ascii_truncated", "fbx", FBX_ASCII[: FBX_ASCII.index("Connections")], exit=None,
          note="ASCII cut before its connections: read (the joints unparented) or refused, never a crash")
 

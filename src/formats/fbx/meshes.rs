@@ -18,8 +18,113 @@ use crate::error::Diagnostics;
 use crate::model::mesh::{Image, Material, MorphTarget, SkinnedMesh};
 use crate::model::skeleton::JointId;
 
+/// The most triangle-corner values all of a file's meshes may expand to: each triangle corner
+/// is a vertex (about 70 bytes here and as much again in a GLB being built), and each blend
+/// shape adds an offset per corner and one per ufbx vertex. 2^23 is 2.8 million triangles
+/// without blend shapes (a scanned statue; a game character has under 100,000); a few KB of
+/// zlib-compressed FBX can declare a polygon of millions of corners (3.2 GB).
+pub const MAX_MESH_VALUES: u64 = 1 << 23;
+
+/// What the meshes of `scene` expand to, counted before anything is allocated: triangle
+/// corners times (1 + blend shapes), plus blend shapes times ufbx vertices, over every mesh
+/// node.
+fn mesh_values(scene: &ufbx::Scene) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    for node in scene.nodes.iter() {
+        let Some(mesh) = node.mesh.as_deref() else {
+            continue;
+        };
+        let corners: u64 = mesh
+            .faces
+            .iter()
+            .filter(|f| f.num_indices >= 3)
+            .map(|f| 3 * (u64::from(f.num_indices) - 2))
+            .sum();
+        let shapes: u64 = mesh
+            .blend_deformers
+            .iter()
+            .map(|d| d.channels.len() as u64)
+            .sum();
+        let values = corners
+            .saturating_mul(shapes.saturating_add(1))
+            .saturating_add(shapes.saturating_mul(mesh.num_vertices as u64));
+        out.push((node.element.name.to_string(), values));
+    }
+    out
+}
+
+/// Refuses a file whose meshes expand to more than [`MAX_MESH_VALUES`], naming the largest,
+/// or whose vertex positions, normals or texture coordinates are not finite 32-bit numbers.
+///
+/// # Errors
+/// `FBX_MESH_TOO_LARGE`, naming the mesh and the figures; `FBX_NOT_FINITE`, naming the mesh,
+/// the attribute and the index.
+pub fn check_meshes(scene: &ufbx::Scene, path: &Path) -> Result<(), crate::error::Error> {
+    check_finite_meshes(scene, path)?;
+    let values = mesh_values(scene);
+    let total = values
+        .iter()
+        .fold(0u64, |sum, (_, v)| sum.saturating_add(*v));
+    if total <= MAX_MESH_VALUES {
+        return Ok(());
+    }
+    let (name, largest) = values
+        .iter()
+        .max_by_key(|(_, v)| *v)
+        .cloned()
+        .unwrap_or_default();
+    Err(crate::error::Error::invalid_coded(
+        "FBX_MESH_TOO_LARGE",
+        path,
+        crate::error::Location::File,
+        format!(
+            "the meshes expand to {total} triangle-corner values ({largest} in mesh {name:?}: corners times one plus its blend shapes), more than the limit of {MAX_MESH_VALUES} (2.8 million triangles without blend shapes; see docs/limits.md): decimate the mesh or split the file"
+        ),
+    ))
+}
+
+/// The first value of a mesh attribute that no f32 holds finitely (NaN, infinite, 1e200).
+fn check_finite_meshes(scene: &ufbx::Scene, path: &Path) -> Result<(), crate::error::Error> {
+    let f32_finite = |v: f64| crate::math::num::to_f32(v).is_finite();
+    for node in scene.nodes.iter() {
+        let Some(mesh) = node.mesh.as_deref() else {
+            continue;
+        };
+        let vec3s = [
+            ("vertex position", &mesh.vertex_position.values),
+            ("vertex normal", &mesh.vertex_normal.values),
+        ];
+        let mut bad = vec3s.iter().find_map(|(what, values)| {
+            values
+                .iter()
+                .position(|v| !(f32_finite(v.x) && f32_finite(v.y) && f32_finite(v.z)))
+                .map(|i| (*what, i))
+        });
+        if bad.is_none() && mesh.vertex_uv.exists {
+            bad = mesh
+                .vertex_uv
+                .values
+                .iter()
+                .position(|v| !(f32_finite(v.x) && f32_finite(v.y)))
+                .map(|i| ("texture coordinate", i));
+        }
+        if let Some((what, index)) = bad {
+            return Err(crate::error::Error::invalid_coded(
+                "FBX_NOT_FINITE",
+                path,
+                crate::error::Location::File,
+                format!(
+                    "mesh {:?}: {what} {index} is not a finite 32-bit number (NaN, infinite, or beyond 3.4e38): expected finite vertex data",
+                    &*node.element.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The meshes of `scene` on the skeleton (`joints`: each ufbx node's joint), each with the
-/// joint of the node that draws it.
+/// joint of the node that draws it. The caller checks them first ([`check_meshes`]).
 pub fn read_meshes(
     scene: &ufbx::Scene,
     joints: &super::NodeJoints,

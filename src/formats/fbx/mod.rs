@@ -138,6 +138,7 @@ fn read_in(bytes: &[u8], path: &Path, folder: Option<&Path>) -> Result<FbxRead, 
         .filter_map(|(node, own)| Some((joints.by_index(*node)?, *own)))
         .collect();
     asset.clips = clips::bake_all(&scene, &asset, &joints, &posed, path, &mut diagnostics)?;
+    meshes::check_meshes(&scene, path)?;
     let (meshes, mesh_nodes) = meshes::read_meshes(&scene, &joints, folder, &mut diagnostics);
     let mut skin_joints: Vec<JointId> = meshes
         .iter()
@@ -155,22 +156,69 @@ fn read_in(bytes: &[u8], path: &Path, folder: Option<&Path>) -> Result<FbxRead, 
     })
 }
 
-/// ufbx's error as ours: the file, and ufbx's reason (its description, and the detail it adds);
-/// ufbx gives no byte offset.
+/// ufbx's error as ours: the file, ufbx's reason (its description, the detail it adds, its
+/// error type when the description is only "Failed to load") and where ufbx was when it gave
+/// up (its error stack, innermost first: the element it was reading); ufbx gives no byte offset.
 fn refused(path: &Path, error: &ufbx::Error) -> Error {
-    let description = error.description.trim();
-    let info = error.info().trim();
-    let reason = if info.is_empty() || info == description {
-        description.to_owned()
-    } else {
-        format!("{description} ({info})")
-    };
+    let frames = error
+        .stack
+        .iter()
+        .take(usize::try_from(error.stack_size).unwrap_or(0))
+        .map(|frame| (frame.function.to_string(), frame.description.to_string()));
     Error::invalid_coded(
         "FBX_INVALID",
         path,
         Location::File,
-        format!("ufbx cannot read it: {reason}"),
+        format!(
+            "ufbx cannot read it: {}",
+            ufbx_reason(
+                error.description.trim(),
+                error.info().trim(),
+                &format!("{:?}", error.type_),
+                frames
+            )
+        ),
     )
+}
+
+/// ufbx's reason in words: `description` (with the `info` it adds and, when the description is
+/// the generic "Failed to load", the error type), then where ufbx was: the check that failed
+/// and the functions of its error stack, innermost first, without their `ufbxi_` prefix
+/// (`read_objects` is the Objects section, `read_mesh` a mesh).
+///
+/// A truncated file reads: `Failed to load (TruncatedFile); ufbx stack: read_to <
+/// binary_parse_node < read_objects < read_root < load_imp (check `uc->read_fn` failed)`.
+fn ufbx_reason(
+    description: &str,
+    info: &str,
+    kind: &str,
+    frames: impl Iterator<Item = (String, String)>,
+) -> String {
+    let mut reason = description.to_owned();
+    if !info.is_empty() && info != description {
+        reason.push_str(&format!(" ({info})"));
+    } else if description.eq_ignore_ascii_case("Failed to load") && kind != "Unknown" {
+        reason.push_str(&format!(" ({kind})"));
+    }
+    let mut functions: Vec<String> = Vec::new();
+    let mut check = None;
+    for (function, what) in frames {
+        if check.is_none() && !what.trim().is_empty() {
+            check = Some(what.trim().chars().take(80).collect::<String>());
+        }
+        let name = function.trim_start_matches("ufbxi_").to_owned();
+        if !name.is_empty() && functions.last() != Some(&name) {
+            functions.push(name);
+        }
+    }
+    if !functions.is_empty() {
+        reason.push_str("; ufbx stack: ");
+        reason.push_str(&functions.join(" < "));
+        if let Some(check) = check {
+            reason.push_str(&format!(" (check `{check}` failed)"));
+        }
+    }
+    reason
 }
 
 fn report_space(scene: &ufbx::Scene, diagnostics: &mut Diagnostics) {
@@ -242,14 +290,16 @@ fn asset_of(
         if let Some(slot) = raw_of.get_mut(index) {
             *slot = Some(raw.len());
         }
+        let local = rest
+            .locals
+            .get(index)
+            .copied()
+            .unwrap_or_else(|| trs(&node.local_transform));
+        check_finite(&local, &name, node, path)?;
         raw.push(RawJoint {
             name,
             parent,
-            rest: rest
-                .locals
-                .get(index)
-                .copied()
-                .unwrap_or_else(|| trs(&node.local_transform)),
+            rest: local,
         });
         source.push(index);
     }
@@ -282,6 +332,28 @@ fn asset_of(
     ))
 }
 
+/// Refuses a node whose rest transform is not finite in 32-bit floats (NaN, an infinity, or a
+/// number such as 1e200 that no f32 holds), naming the node and the file's own values.
+fn check_finite(local: &Trs, name: &str, node: &ufbx::Node, path: &Path) -> Result<(), Error> {
+    let finite =
+        local.translation.is_finite() && local.rotation.is_finite() && local.scale.is_finite();
+    if finite {
+        return Ok(());
+    }
+    let t = &node.local_transform;
+    Err(Error::invalid_coded(
+        "FBX_NOT_FINITE",
+        path,
+        Location::File,
+        format!(
+            "node {name:?}: its rest transform is not a finite 32-bit number (translation [{:?}, {:?}, {:?}], rotation [{:?}, {:?}, {:?}, {:?}], scale [{:?}, {:?}, {:?}], in metres): expected finite lengths, rotations and scales",
+            t.translation.x, t.translation.y, t.translation.z,
+            t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w,
+            t.scale.x, t.scale.y, t.scale.z
+        ),
+    ))
+}
+
 /// A ufbx transform as ours (f64 to f32).
 pub(crate) fn trs(t: &ufbx::Transform) -> Trs {
     Trs {
@@ -299,4 +371,38 @@ pub(crate) fn quat(q: ufbx::Quat) -> glam::Quat {
     glam::DQuat::from_xyzw(q.x, q.y, q.z, q.w)
         .as_quat()
         .normalize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ufbx_reason;
+
+    fn frames(list: &[(&str, &str)]) -> impl Iterator<Item = (String, String)> {
+        list.iter()
+            .map(|(f, d)| ((*f).to_owned(), (*d).to_owned()))
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+
+    #[test]
+    fn ufbx_errors_name_the_type_and_the_stack() {
+        let stack = frames(&[
+            ("ufbxi_read_to", "uc->read_fn"),
+            ("ufbxi_binary_parse_node", "ufbxi_read_to(uc, data)"),
+            ("ufbxi_binary_parse_node", "ufbxi_binary_parse_node(uc)"),
+            ("ufbxi_read_objects", "ufbxi_parse_toplevel(uc)"),
+        ]);
+        assert_eq!(
+            ufbx_reason("Failed to load", "", "TruncatedFile", stack),
+            "Failed to load (TruncatedFile); ufbx stack: read_to < binary_parse_node < read_objects (check `uc->read_fn` failed)"
+        );
+        assert_eq!(
+            ufbx_reason("Bad index", "Geometry::Body", "BadIndex", frames(&[])),
+            "Bad index (Geometry::Body)"
+        );
+        assert_eq!(
+            ufbx_reason("Failed to load", "", "Unknown", frames(&[])),
+            "Failed to load"
+        );
+    }
 }

@@ -68,6 +68,8 @@ const fn code(
 /// Every diagnostic code, sorted (byte order), grouped by prefix.
 #[rustfmt::skip]
 pub const CODES: &[CodeInfo] = &[
+    // ANIMATION_
+    code("ANIMATION_ROTATION_NOT_UNIT", WARNING_OR_ERROR, "glTF/VRMA input: rotation keys are not unit quaternions: within 0.1 of unit length they are normalised (a warning); beyond it, or not finite, the file is refused at the sampler's output (an error)"),
     // BONE_
     code("BATCH_OUTPUT_COLLISION", ERROR, "Batch: two inputs would be written to one output name; both are refused, each naming the other"),
     code("BONE_HIERARCHY", ERROR, "A mapped bone's nearest mapped ancestor in the joint tree is not the bone its canonical parent chain expects (e.g. a hand mapped above its forearm): the bone map contradicts the skeleton"),

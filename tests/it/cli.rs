@@ -250,6 +250,51 @@ fn no_output_replaces_a_file_the_command_reads() {
     assert_eq!(std::fs::read(&model).unwrap(), model_before);
 }
 
+/// A rotation key a little off unit length (an exporter's rounding) is normalised with a
+/// warning; one far off (a 1e30 component, garbage) is refused at the sampler's output (the
+/// golden case `vrma/rotation_key_1e30`).
+#[test]
+fn rotation_keys_off_unit_length_are_normalised_or_refused() {
+    let bin: Vec<u8> = [0.0f32, 1.0, 0.0, 0.0, 0.0, 1.05, 0.0, 0.0, 0.0, 1.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let animated = |key: f32| {
+        let mut bytes = bin.clone();
+        bytes.splice(20..24, key.to_le_bytes());
+        glb(
+            &small_gltf(json!({
+                "buffers": [{"byteLength": 40}],
+                "bufferViews": [{"buffer": 0, "byteLength": 8}, {"buffer": 0, "byteOffset": 8, "byteLength": 32}],
+                "accessors": [
+                    {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [1]},
+                    {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}
+                ],
+                "animations": [{"samplers": [{"input": 0, "output": 1}],
+                    "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]
+            })),
+            &bytes,
+        )
+    };
+    let dir = temp_dir();
+    let near = write(dir.path(), "near.glb", &animated(1.05));
+    let run = humanoid(&["validate", "--json", s(&near)]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("ANIMATION_ROTATION_NOT_UNIT") && run.stdout.contains("key 0"),
+        "{}",
+        run.stdout
+    );
+    let far = write(dir.path(), "far.glb", &animated(1.5));
+    let run = humanoid(&["validate", "--json", s(&far)]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("/animations/0/samplers/0/output"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn an_ambiguous_output_names_the_choices() {
     let dir = temp_dir();

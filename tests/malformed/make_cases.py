@@ -319,6 +319,9 @@ def vrm_cases():
     d = vrma_doc(); d["animations"][0]["channels"][0]["target"]["path"] = "colour"
     case(f, "channel_path_unknown", "vrma", glb(dump(d), VRMA_BIN), exit=0, note="a path glTF does not define is legal (extensions add paths): kept, not read")
     case(f, "truncated_bin", "vrma", glb(dump(vrma_doc()), VRMA_BIN)[:-8], code="GLTF_INVALID", words="")
+    huge_key = struct.pack("<2f", 0.0, 1.0) + struct.pack("<8f", 0, 0, 0, 1, 1e30, 0.7071068, 0, 0.7071068)
+    case(f, "rotation_key_1e30", "vrma", glb(dump(vrma_doc()), huge_key), code="ANIMATION_ROTATION_NOT_UNIT", place="/animations/0/samplers/0/output", words="key 1",
+         note="a rotation key with a 1e30 component validated, then retarget said 'a joint rotation is not finite' with no accessor: refused at read, at the sampler's output")
 
 
 # ------------------------------------------------------------------------------------------

@@ -712,6 +712,16 @@ fn clip(
             }
             other => other,
         };
+        if property == Property::Rotation {
+            unit_rotations(
+                &mut values,
+                interpolation,
+                sampler.output,
+                file,
+                &format!("{sampler_pointer}/output"),
+                diagnostics,
+            )?;
+        }
         if let TrackTarget::Bone(bone) = target {
             values = ext::canonical_from_deltas(bone, property, interpolation, &values)
                 .map_err(|m| invalid(pointer.clone(), m))?;
@@ -732,6 +742,68 @@ fn clip(
         );
     }
     Ok(clip)
+}
+
+/// How far a rotation key's length may be from 1 and still be a rounded unit quaternion
+/// (normalised, with `ANIMATION_ROTATION_NOT_UNIT`); beyond it the key is garbage (a 1e30
+/// component overflows 32-bit products downstream) and the file is refused.
+pub const ROTATION_KEY_TOLERANCE: f64 = 0.1;
+
+/// Checks and normalises the rotation keys of a sampler's output (for CUBICSPLINE only the
+/// values, not the tangents): a key of length 1 ± 1e-3 is kept, one within
+/// [`ROTATION_KEY_TOLERANCE`] is normalised with a warning, anything else is refused at the
+/// accessor and key.
+fn unit_rotations(
+    values: &mut [f32],
+    interpolation: Interpolation,
+    accessor: Index<super::json::Accessor>,
+    file: &std::path::Path,
+    pointer: &str,
+    diagnostics: &mut Diagnostics,
+) -> Result<(), Error> {
+    let per_key = interpolation.elements_per_key();
+    let value_slot = per_key / 2; // CUBICSPLINE: in-tangent, value, out-tangent
+    let mut normalised = 0usize;
+    let mut first = None;
+    for (key, element) in values.chunks_exact_mut(4 * per_key).enumerate() {
+        let Some(q) = element.get_mut(4 * value_slot..4 * value_slot + 4) else {
+            continue;
+        };
+        let length = q
+            .iter()
+            .map(|c| f64::from(*c) * f64::from(*c))
+            .sum::<f64>()
+            .sqrt();
+        if (length - 1.0).abs() <= 1e-3 {
+            continue;
+        }
+        if !((length - 1.0).abs() <= ROTATION_KEY_TOLERANCE) {
+            return Err(Error::invalid_coded(
+                "ANIMATION_ROTATION_NOT_UNIT",
+                file,
+                Location::JsonPointer(pointer.to_owned()),
+                format!(
+                    "accessor {accessor}: rotation key {key} is [{:?}, {:?}, {:?}, {:?}], of length {length:e}: rotation keys must be unit quaternions (glTF 2.0 §3.11)",
+                    q[0], q[1], q[2], q[3]
+                ),
+            ));
+        }
+        for c in q.iter_mut() {
+            *c = crate::math::num::to_f32(f64::from(*c) / length);
+        }
+        normalised += 1;
+        first.get_or_insert((key, length));
+    }
+    if let Some((key, length)) = first {
+        diagnostics.warn(
+            "ANIMATION_ROTATION_NOT_UNIT",
+            pointer.to_owned(),
+            format!(
+                "accessor {accessor}: {normalised} rotation key(s) are not unit quaternions (key {key} has length {length}): normalised; the Khronos validator reports them"
+            ),
+        );
+    }
+    Ok(())
 }
 
 fn expect_type(

@@ -777,7 +777,7 @@ fn unit_rotations(
         if (length - 1.0).abs() <= 1e-3 {
             continue;
         }
-        if !((length - 1.0).abs() <= ROTATION_KEY_TOLERANCE) {
+        if !length.is_finite() || (length - 1.0).abs() > ROTATION_KEY_TOLERANCE {
             return Err(Error::invalid_coded(
                 "ANIMATION_ROTATION_NOT_UNIT",
                 file,

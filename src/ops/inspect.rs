@@ -38,7 +38,6 @@ use crate::model::clip::TrackTarget;
 use crate::model::face::LookAtKind;
 use crate::model::Format;
 use crate::model::{HumanBone, Profile};
-use crate::ops::read::read_asset as read;
 
 /// What `inspect` reports about a file.
 #[derive(Debug, Clone, Serialize)]
@@ -340,8 +339,9 @@ pub fn inspect_with(path: &Path, mapping: Option<&RigMapping>) -> Result<Inspect
     Ok(inspection)
 }
 
-/// Reads `path` and returns every diagnostic; a caller treats any error-severity one as
-/// "invalid".
+/// Reads `path` as [`inspect`] does (its sockets strictly, and placed) and returns every
+/// diagnostic; a caller treats any error-severity one as "invalid". `validate` is the strictest
+/// reader: nothing another command refuses passes it.
 ///
 /// # Errors
 /// The file cannot be read or is structurally invalid (that is also "invalid").
@@ -357,7 +357,7 @@ pub fn validate(path: &Path) -> Result<Diagnostics, Error> {
     if is_godot_resource(path) {
         return crate::formats::godot::validate::validate_file(path);
     }
-    Ok(read(path)?.diagnostics)
+    Ok(inspect(path)?.diagnostics)
 }
 
 /// Whether `path` is a Godot resource (`.tres`, a scene's `.import`), which holds a mapping

@@ -108,6 +108,12 @@ def gltf_cases():
     case(f, "not_json", "gltf", b"{ this is not json }", code="GLTF_INVALID", place="1:", words="JSON")
     case(f, "truncated", "gltf", plain[: len(plain) // 2], code="GLTF_INVALID", words="JSON")
     case(f, "array_root", "gltf", b"[1, 2, 3]", code="GLTF_INVALID", words="")
+    vt = json.loads(json.dumps(with_uri))
+    vt["extensionsUsed"] = vt.get("extensionsUsed", []) + ["KHR_virtual_transform"]
+    vt.setdefault("extensions", {})["KHR_virtual_transform"] = {"virtualTransforms": [{"name": "hat", "parent": 0, "translation": [1e39, 0, 0]}]}
+    case(f, "virtual_transform_infinite", "gltf", json.dumps(vt), code="GLTF_INVALID",
+         place="/extensions/KHR_virtual_transform/virtualTransforms/0/translation", words="finite",
+         note="a socket translation beyond f32 (infinite once read): validate passed it and inspect refused it; validate now reads sockets as inspect does")
     d = dict(with_uri); del d["asset"]
     case(f, "missing_asset", "gltf", dump(d), code="GLTF_INVALID", words="asset")
     d = json.loads(plain); d["asset"]["version"] = "1.0"

@@ -98,6 +98,7 @@ pub fn retarget(
     mapping
         .attach(&mut source, anim)?
         .note(&format!("{} (animation)", anim.display()), &mut diagnostics);
+    require_hips(&source, anim, "animation")?;
     let chosen = crate::model::clip_choice::choose(&source, options.clip.as_deref(), anim)?;
     chosen.report(&mut diagnostics);
     let clip = chosen.clip;
@@ -106,6 +107,7 @@ pub fn retarget(
     let declared = !target.humanoids.is_empty();
     let mapped = mapping.attach(&mut target, model)?;
     mapped.note(&format!("{} (model)", model.display()), &mut diagnostics);
+    require_hips(&target, model, "model")?;
     if !declared {
         declare(&mut document, &target)?;
         diagnostics.info(
@@ -237,6 +239,30 @@ pub fn retarget(
         diagnostics,
         contacts: contact_report,
     })
+}
+
+/// Refuses a humanoid without hips (a hand-only rig, mapped by a hand table) before any work,
+/// naming the file and what it maps: retargeting moves a body from its hips.
+fn require_hips(asset: &crate::model::Asset, path: &Path, role: &str) -> Result<(), Error> {
+    let Some(humanoid) = asset.humanoids.first() else {
+        return Ok(());
+    };
+    if humanoid.bones.get(HumanBone::Hips).is_some() {
+        return Ok(());
+    }
+    let mapped: Vec<String> = humanoid.bones.iter().map(|(b, _)| b.to_string()).collect();
+    let shown = mapped
+        .iter()
+        .take(6)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(Error::unsupported(format!(
+        "{}: the {role}'s humanoid has no hips ({} bone(s) mapped: {shown}{}): retarget moves a whole body from its hips; give a file whose humanoid has hips, spine, head, arms and legs, or map its body with --map TABLE",
+        path.display(),
+        mapped.len(),
+        if mapped.len() > 6 { ", …" } else { "" }
+    )))
 }
 
 /// Declares the target's (mapped) humanoid on its document.

@@ -295,6 +295,56 @@ fn rotation_keys_off_unit_length_are_normalised_or_refused() {
     );
 }
 
+/// A humanoid without hips (a hand-only rig) is refused by retarget before any work, as the
+/// model or as the animation, naming the file (the message named none).
+#[test]
+fn retarget_refuses_a_humanoid_without_hips_naming_the_file() {
+    let (_keep, mannequin, _) = crate::util::demo();
+    let bones = [
+        "leftHand",
+        "leftThumbMetacarpal",
+        "leftThumbProximal",
+        "leftIndexProximal",
+        "leftIndexIntermediate",
+    ];
+    let mut nodes = vec![json!({"name": bones[0], "children": [1, 2, 3, 4]})];
+    nodes.extend(
+        bones[1..]
+            .iter()
+            .map(|b| json!({"name": b, "translation": [0.02, 0, 0]})),
+    );
+    let declared: serde_json::Map<String, serde_json::Value> = bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| ((*b).to_owned(), json!(i)))
+        .collect();
+    let hand = small_gltf(json!({
+        "nodes": nodes,
+        "extensions": {"EXT_skeleton_humanoid": {"humanoidSkeletons": [
+            {"rootNode": 0, "humanoidBones": declared}
+        ]}}
+    }));
+    let dir = temp_dir();
+    let hand = write(dir.path(), "hand.gltf", hand.to_string().as_bytes());
+    let out = dir.path().join("out.glb");
+    for (anim, model, role) in [
+        (&mannequin, &hand, "model"),
+        (&hand, &mannequin, "animation"),
+    ] {
+        let run = humanoid(&["retarget", s(anim), "--onto", s(model), "-o", s(&out)]);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("hand.gltf")
+                && run
+                    .stderr
+                    .contains(&format!("the {role}'s humanoid has no hips")),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(!out.exists());
+}
+
 #[test]
 fn an_ambiguous_output_names_the_choices() {
     let dir = temp_dir();

@@ -7,6 +7,7 @@ pub mod batch;
 pub mod bone_pose;
 pub mod convert;
 pub mod demo;
+pub mod frame_plan;
 pub mod inspect;
 pub mod khr_write;
 pub mod output;

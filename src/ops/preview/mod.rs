@@ -41,22 +41,7 @@ pub use scene::{Character, LoadOptions, Pose};
 use crate::error::{Diagnostics, Error};
 use crate::math::num::{saturating_u16, saturating_u32};
 
-/// How many pictures an animation has.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Frames {
-    /// This many, spread evenly over the clip.
-    Count(u32),
-    /// This many per second of clip.
-    Fps(f32),
-}
-
-/// The most frames an animation may have.
-pub const MAX_FRAMES: u32 = 1000;
-
-/// The most bytes of pictures a preview holds at once (frames × panels × width × height × 4,
-/// RGBA): 1 GiB. The picture size and the frame count are bounded apart too; their product is
-/// what is allocated (1000 frames of 2048² were 16 GiB).
-pub const MAX_HELD_BYTES: u64 = 1 << 30;
+pub use crate::ops::frame_plan::{Frames, MAX_FRAMES, MAX_HELD_BYTES};
 
 /// What [`preview`] draws and how.
 #[derive(Debug, Clone)]
@@ -419,56 +404,22 @@ pub fn gif_delay(duration: f32, frames: usize) -> u16 {
     }
 }
 
-/// The times drawn: one (`time`, or 0 with a clip, or rest) for a PNG; the clip's frames for a
-/// GIF or a sheet.
+/// The times drawn (see [`crate::ops::frame_plan::frame_times`]).
 fn frame_times(
     character: &Character,
     kind: Output,
     options: &PreviewOptions,
 ) -> Result<Vec<Option<f32>>, Error> {
-    let animated = kind == Output::Gif || options.sheet;
-    let has_clip = character.clip.is_some();
-    if !animated {
-        let time = options.time.or(has_clip.then_some(0.0));
-        return Ok(vec![time]);
-    }
-    if !has_clip {
-        return Ok(vec![None]);
-    }
-    let duration = character.duration();
-    let count = match options.frames {
-        Some(Frames::Count(n)) => n,
-        Some(Frames::Fps(fps)) if fps > 0.0 && fps.is_finite() => saturating_u32(f64::from(
-            (duration * fps).ceil().max(1.0).min(MAX_FRAMES as f32),
-        )),
-        Some(Frames::Fps(fps)) => {
-            return Err(Error::unsupported(format!(
-                "--fps {fps}: expected a positive number"
-            )))
-        }
-        None if options.sheet => 8,
-        None => saturating_u32(f64::from(
-            (duration * 15.0).ceil().max(1.0).min(MAX_FRAMES as f32),
-        )),
-    };
-    if count == 0 || count > MAX_FRAMES {
-        return Err(Error::unsupported(format!(
-            "{count} frames: expected 1 to {MAX_FRAMES}"
-        )));
-    }
-    let panels: u64 = if options.compare.is_some() { 2 } else { 1 };
-    let held = u64::from(count) * panels * u64::from(options.width) * u64::from(options.height) * 4;
-    if held > MAX_HELD_BYTES {
-        return Err(Error::unsupported(format!(
-            "{count} frames of {}×{} pixels{} would hold {held} bytes of pictures at once, more than {MAX_HELD_BYTES}: lower --frames (or --fps) or --size",
-            options.width,
-            options.height,
-            if panels == 2 { ", two panels each," } else { "" }
-        )));
-    }
-    Ok((0..count)
-        .map(|i| Some(duration * i as f32 / count as f32))
-        .collect())
+    crate::ops::frame_plan::frame_times(&crate::ops::frame_plan::FrameRequest {
+        animated: kind == Output::Gif || options.sheet,
+        sheet: options.sheet,
+        duration: character.clip.is_some().then(|| character.duration()),
+        time: options.time,
+        frames: options.frames,
+        width: options.width,
+        height: options.height,
+        panels: if options.compare.is_some() { 2 } else { 1 },
+    })
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

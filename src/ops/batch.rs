@@ -83,11 +83,17 @@ pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Er
             let matches = glob::glob(&text)
                 .map_err(|e| Error::unsupported(format!("{text}: not a glob pattern: {e}")))?;
             let mut any = false;
+            let climbs = parent_steps(given);
             for entry in matches {
                 let path = entry.map_err(|e| {
                     let at = e.path().to_path_buf();
                     Error::io(at, e.into())
                 })?;
+                // A wildcard matches `..` as the shell's once did (`.*/x`): only the `..` the
+                // pattern spells out are taken (bash 5.2's globskipdots), so `.*` never climbs.
+                if parent_steps(&path) > climbs {
+                    continue;
+                }
                 if path.is_file() && is_input(&path) {
                     any = true;
                     let name = PathBuf::from(path.file_name().unwrap_or_default());
@@ -145,6 +151,13 @@ pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Er
     plan.jobs.sort_by(|a, b| a.input.cmp(&b.input));
     plan.refused.sort_by(|a, b| a.input.cmp(&b.input));
     Ok(plan)
+}
+
+/// How many `..` components a path has.
+fn parent_steps(path: &Path) -> usize {
+    path.components()
+        .filter(|c| matches!(c, std::path::Component::ParentDir))
+        .count()
 }
 
 /// The plan of a batch that puts every input on each of `models` (retarget): with one model
@@ -457,6 +470,32 @@ mod tests {
             recursive: false,
         };
         assert!(plan_error(&none, &out).contains("matches no file"));
+    }
+
+    /// Found by the `batch_plan` fuzz target: `.*/.*/*` matched `..` twice and took files two
+    /// folders up. A `..` the pattern spells out is still followed.
+    #[test]
+    fn a_wildcard_never_matches_the_parent_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(&dir.path().join("up.bvh"));
+        touch(&dir.path().join("in/.hidden/a.bvh"));
+        let out = dir.path().join("o");
+        let wild = Inputs {
+            paths: vec![dir.path().join("in/.*/*.bvh")],
+            recursive: false,
+        };
+        let inputs: Vec<_> = plan(&wild, &out, "glb")
+            .unwrap()
+            .jobs
+            .into_iter()
+            .map(|j| j.input)
+            .collect();
+        assert_eq!(inputs, vec![dir.path().join("in/.hidden/a.bvh")]);
+        let spelled = Inputs {
+            paths: vec![dir.path().join("in/../*.bvh")],
+            recursive: false,
+        };
+        assert_eq!(plan(&spelled, &out, "glb").unwrap().jobs.len(), 1);
     }
 
     fn plan_error(inputs: &Inputs, out: &Path) -> String {

@@ -100,6 +100,41 @@ fn check_finite_meshes(scene: &ufbx::Scene, path: &Path) -> Result<(), crate::er
                 .position(|v| !(f32_finite(v.x) && f32_finite(v.y) && f32_finite(v.z)))
                 .map(|i| (*what, i))
         });
+        for deformer in mesh.blend_deformers.iter() {
+            for channel in deformer.channels.iter() {
+                let Some(shape) = channel.target_shape.as_deref() else {
+                    continue;
+                };
+                for (what, values) in [
+                    ("blend shape position offset", &shape.position_offsets),
+                    ("blend shape normal offset", &shape.normal_offsets),
+                ] {
+                    if bad.is_none() {
+                        bad = values
+                            .iter()
+                            .position(|v| !(f32_finite(v.x) && f32_finite(v.y) && f32_finite(v.z)))
+                            .map(|i| (what, i));
+                    }
+                }
+            }
+        }
+        for skin in mesh.skin_deformers.iter() {
+            if bad.is_none() {
+                bad = skin
+                    .clusters
+                    .iter()
+                    .position(|c| {
+                        let m = &c.geometry_to_bone;
+                        ![
+                            m.m00, m.m10, m.m20, m.m01, m.m11, m.m21, m.m02, m.m12, m.m22, m.m03,
+                            m.m13, m.m23,
+                        ]
+                        .into_iter()
+                        .all(f32_finite)
+                    })
+                    .map(|i| ("skin cluster bind matrix", i));
+            }
+        }
         if bad.is_none() && mesh.vertex_uv.exists {
             bad = mesh
                 .vertex_uv
@@ -179,7 +214,9 @@ pub fn read_meshes(
         )));
         let own_used = std::cell::Cell::new(skin.is_none());
         let influences = |vertex: usize| -> ([u16; 4], [f32; 4]) {
-            let mut found: Vec<(u16, f32)> = Vec::new();
+            // In f64, scaled by the largest: weights of 1e300 (finite in f64, infinite in f32)
+            // summed to infinity and normalised to NaN (found by the fbx_to_glb fuzz target).
+            let mut found: Vec<(u16, f64)> = Vec::new();
             if let Some(skin) = skin {
                 if let Some(v) = skin.vertices.get(vertex) {
                     let begin = v.weight_begin as usize;
@@ -191,15 +228,16 @@ pub fn read_meshes(
                             .flatten();
                         if let Some(slot) = slot.filter(|_| w.weight.is_finite() && w.weight > 0.0)
                         {
-                            found.push((slot, crate::math::num::to_f32(w.weight)));
+                            found.push((slot, w.weight));
                         }
                     }
                 }
             }
             found.sort_by(|a, b| b.1.total_cmp(&a.1));
             found.truncate(4);
-            let sum: f32 = found.iter().map(|(_, w)| w).sum();
-            if found.is_empty() || sum <= 0.0 {
+            let largest = found.first().map_or(0.0, |(_, w)| *w);
+            let sum: f64 = found.iter().map(|(_, w)| w / largest).sum();
+            if found.is_empty() || !(sum > 0.0 && sum.is_finite()) {
                 own_used.set(true);
                 return ([own_slot, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
             }
@@ -207,7 +245,7 @@ pub fn read_meshes(
             let mut weights = [0f32; 4];
             for (i, (slot, w)) in found.into_iter().enumerate() {
                 joints[i] = slot;
-                weights[i] = w / sum;
+                weights[i] = crate::math::num::to_f32(w / largest / sum);
             }
             (joints, weights)
         };

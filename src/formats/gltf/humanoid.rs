@@ -445,6 +445,16 @@ fn skin_joints(
                     accessor::read_f32(document, w),
                 ) {
                     (Ok(js), Ok(ws)) => (js, ws),
+                    (Err(e), _) | (_, Err(e)) if e.code() == "GLTF_ACCESSOR_NOT_FINITE" => {
+                        // NaN or infinite weights: invalid glTF (the Khronos validator's
+                        // ACCESSOR_INVALID_FLOAT), so an error, and validate fails.
+                        let at = match e.location() {
+                            Some(crate::error::Location::JsonPointer(p)) => p.clone(),
+                            _ => format!("/accessors/{w}"),
+                        };
+                        diagnostics.error("GLTF_ACCESSOR_NOT_FINITE", at, e.to_string());
+                        break;
+                    }
                     (Err(e), _) | (_, Err(e)) => {
                         diagnostics.warn(
                             "GLTF_SKIN_WEIGHTS",

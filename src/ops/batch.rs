@@ -80,7 +80,7 @@ pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Er
     for given in &inputs.paths {
         let text = given.to_string_lossy();
         if !given.exists() && text.contains(['*', '?', '[']) {
-            let matches = glob::glob(&text)
+            let matches = glob::glob(&no_dot_entries(&text)?)
                 .map_err(|e| Error::unsupported(format!("{text}: not a glob pattern: {e}")))?;
             let mut any = false;
             let climbs = parent_steps(given);
@@ -151,6 +151,42 @@ pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Er
     plan.jobs.sort_by(|a, b| a.input.cmp(&b.input));
     plan.refused.sort_by(|a, b| a.input.cmp(&b.input));
     Ok(plan)
+}
+
+/// The most `**` a pattern may hold: each one walks the whole tree below it, so three over a
+/// large tree cost its size cubed.
+pub const MAX_RECURSIVE_WILDCARDS: usize = 2;
+
+/// `pattern` with each wildcard component that starts with a dot (`.*`) starting with `[.]`
+/// instead, which matches the same names but not the `.` and `..` entries the glob crate adds
+/// for a leading dot (as shells did before bash 5.2's globskipdots): `.*/.*/…` walked up and
+/// down the tree exponentially (found by the batch_plan fuzz target).
+///
+/// ```
+/// use humanoid::batch::no_dot_entries;
+/// assert_eq!(no_dot_entries("mocap/.*/*.bvh").unwrap(), "mocap/[.]*/*.bvh");
+/// assert_eq!(no_dot_entries("../takes/*.bvh").unwrap(), "../takes/*.bvh");
+/// assert!(no_dot_entries("**/a/**/b/**/*.bvh").is_err());
+/// ```
+///
+/// # Errors
+/// More than [`MAX_RECURSIVE_WILDCARDS`] `**` components.
+pub fn no_dot_entries(pattern: &str) -> Result<String, Error> {
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let recursive = parts.iter().filter(|p| **p == "**").count();
+    if recursive > MAX_RECURSIVE_WILDCARDS {
+        return Err(Error::unsupported(format!(
+            "{pattern}: {recursive} `**` in one pattern: at most {MAX_RECURSIVE_WILDCARDS} (each walks the whole tree below it); give a folder with --recursive instead"
+        )));
+    }
+    Ok(parts
+        .iter()
+        .map(|part| match part.strip_prefix('.') {
+            Some(rest) if rest.contains(['*', '?', '[']) => format!("[.]{rest}"),
+            _ => (*part).to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("/"))
 }
 
 /// How many `..` components a path has.

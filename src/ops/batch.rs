@@ -83,17 +83,11 @@ pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Er
             let matches = glob::glob(&no_dot_entries(&text)?)
                 .map_err(|e| Error::unsupported(format!("{text}: not a glob pattern: {e}")))?;
             let mut any = false;
-            let climbs = parent_steps(given);
             for entry in matches {
                 let path = entry.map_err(|e| {
                     let at = e.path().to_path_buf();
                     Error::io(at, e.into())
                 })?;
-                // A wildcard matches `..` as the shell's once did (`.*/x`): only the `..` the
-                // pattern spells out are taken (bash 5.2's globskipdots), so `.*` never climbs.
-                if parent_steps(&path) > climbs {
-                    continue;
-                }
                 if path.is_file() && is_input(&path) {
                     any = true;
                     let name = PathBuf::from(path.file_name().unwrap_or_default());
@@ -187,13 +181,6 @@ pub fn no_dot_entries(pattern: &str) -> Result<String, Error> {
         })
         .collect::<Vec<_>>()
         .join("/"))
-}
-
-/// How many `..` components a path has.
-fn parent_steps(path: &Path) -> usize {
-    path.components()
-        .filter(|c| matches!(c, std::path::Component::ParentDir))
-        .count()
 }
 
 /// The plan of a batch that puts every input on each of `models` (retarget): with one model

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use humanoid::rig_tables::{map_file, maps_no_required_bone};
+use humanoid::rig_tables::{explain_file, map_file, maps_no_required_bone};
 
 use super::map_args::MapArgs;
 use super::{print_diagnostics, write_json_with, CliError};
@@ -25,6 +25,10 @@ pub struct MapCommandArgs {
     /// as KHR_character_skeleton_mapping (`.glb`, `.gltf`).
     #[arg(short, long, value_name = "TABLE.toml|RIG.glb")]
     out: Option<PathBuf>,
+    /// Show, for each bone, the joint that won, its score from names and from shape, and the
+    /// runner-up (with `--json`: an `explain` member).
+    #[arg(long)]
+    explain: bool,
     /// Replace an existing table file.
     #[arg(long)]
     force: bool,
@@ -81,8 +85,28 @@ impl MapCommandArgs {
         } else {
             ExitCode::SUCCESS
         };
+        let explanation = if self.explain {
+            Some(explain_file(file, &tables)?)
+        } else {
+            None
+        };
         if json {
-            write_json_with(out, &report, tables.diagnostics)?;
+            match &explanation {
+                Some(explain) => {
+                    #[derive(serde::Serialize)]
+                    struct Explained<'a, T: serde::Serialize> {
+                        #[serde(flatten)]
+                        report: &'a T,
+                        explain: &'a [humanoid::mapping::explain::BoneExplanation],
+                    }
+                    let both = Explained {
+                        report: &report,
+                        explain,
+                    };
+                    write_json_with(out, &both, tables.diagnostics)?;
+                }
+                None => write_json_with(out, &report, tables.diagnostics)?,
+            }
             return Ok(code);
         }
         print_diagnostics(out, &tables.diagnostics)?;
@@ -106,6 +130,19 @@ impl MapCommandArgs {
                 report.unmapped.len(),
                 report.unmapped.join(", ")
             )?;
+        }
+        if let Some(explanation) = &explanation {
+            if report.method == "declared" {
+                writeln!(
+                    out,
+                    "why (what the tables and the shape would choose; the file's declaration is used):"
+                )?;
+            } else {
+                writeln!(out, "why (names and shape weighed together):")?;
+            }
+            for line in humanoid::mapping::explain::to_lines(explanation) {
+                writeln!(out, "  {line}")?;
+            }
         }
         if let Some(path) = table_out {
             writeln!(out, "wrote {}", path.display())?;

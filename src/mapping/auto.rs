@@ -57,7 +57,7 @@
 
 use std::collections::HashSet;
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
 use super::detect::{candidates, prune, Mapping, Method};
 use super::normalize::{key, Side};
@@ -73,6 +73,9 @@ pub struct NotHumanoid(pub String);
 /// The rig's joints seen as a tree of candidates with world positions.
 struct Rig<'a> {
     asset: &'a Asset,
+    /// Turns the file's space so the rig's up is +Y (identity for a Y-up rig; see
+    /// [`auto_map`] for how other ups are tried).
+    turn: Quat,
     joints: Vec<JointId>,
     set: HashSet<JointId>,
     tips: HashSet<JointId>,
@@ -82,12 +85,13 @@ struct Rig<'a> {
 }
 
 impl<'a> Rig<'a> {
-    fn new(asset: &'a Asset) -> Rig<'a> {
+    fn new(asset: &'a Asset, turn: Quat) -> Rig<'a> {
         let joints = candidates(asset);
         let set: HashSet<JointId> = joints.iter().copied().collect();
         let weighted: HashSet<JointId> = asset.weighted_joints.iter().copied().collect();
         let mut rig = Rig {
             asset,
+            turn,
             joints,
             set,
             tips: HashSet::new(),
@@ -106,6 +110,8 @@ impl<'a> Rig<'a> {
                 })
                 .collect();
         }
+        let helpers = helpers(&rig, &weighted);
+        rig.tips.extend(helpers);
         let ys: Vec<f32> = rig.joints.iter().map(|j| rig.pos(*j).y).collect();
         rig.low = ys.iter().copied().fold(f32::INFINITY, f32::min);
         let high = ys.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -132,7 +138,7 @@ impl<'a> Rig<'a> {
     }
 
     fn pos(&self, joint: JointId) -> Vec3 {
-        self.asset.skeleton.rest_world(joint).translation
+        self.turn * self.asset.skeleton.rest_world(joint).translation
     }
 
     /// Children in the candidate tree (the nearest candidate descendants), tips included.
@@ -209,12 +215,120 @@ impl<'a> Rig<'a> {
     }
 }
 
+/// Joints that are no bone of the body in a skinned rig: a chain no vertex is weighted to
+/// and that carries nothing (IK and FK duplicates of an arm, control chains), and twist
+/// joints (an end joint lying on the segment from its parent to a sibling: Unreal's
+/// `upperarm_twist_01_l` beside `lowerarm_l`).
+fn helpers(rig: &Rig<'_>, weighted: &HashSet<JointId>) -> Vec<JointId> {
+    let skeleton = &rig.asset.skeleton;
+    let mut carries = vec![false; skeleton.len()];
+    // Parents first, so children are done before their parents when walked backwards.
+    let order: Vec<JointId> = skeleton.joints().collect();
+    for &joint in order.iter().rev() {
+        let own =
+            weighted.contains(&joint) || skeleton.children(joint).any(|c| !rig.set.contains(&c));
+        let below = skeleton
+            .children(joint)
+            .any(|c| carries.get(c.index()).copied().unwrap_or(false));
+        if let Some(slot) = carries.get_mut(joint.index()) {
+            *slot = own || below;
+        }
+    }
+    // Without weights (a BVH, a skinless rig) every chain counts as carrying.
+    let mut out: HashSet<JointId> = rig
+        .joints
+        .iter()
+        .copied()
+        .filter(|j| !weighted.is_empty() && !carries.get(j.index()).copied().unwrap_or(true))
+        .collect();
+    let mut twists = Vec::new();
+    for &joint in &rig.joints {
+        let is_end = rig.real_children(joint).iter().all(|c| out.contains(c));
+        let Some(parent) = skeleton.ancestors(joint).find(|a| rig.set.contains(a)) else {
+            continue;
+        };
+        if !is_end || out.contains(&joint) {
+            continue;
+        }
+        let at = rig.pos(joint) - rig.pos(parent);
+        let on_a_segment = rig.real_children(parent).into_iter().any(|sibling| {
+            if sibling == joint || out.contains(&sibling) {
+                return false;
+            }
+            let segment = rig.pos(sibling) - rig.pos(parent);
+            let length = segment.length();
+            if length <= 0.0 {
+                return false;
+            }
+            let along = at.dot(segment) / (length * length);
+            let off = (at - segment * along).length();
+            (0.1..=0.9).contains(&along) && off <= 0.1 * length
+        });
+        if on_a_segment {
+            twists.push(joint);
+        }
+    }
+    out.extend(twists);
+    let mut out: Vec<JointId> = out.into_iter().collect();
+    out.sort();
+    out
+}
+
 /// Maps `asset` by its shape (see the module docs).
 ///
 /// # Errors
 /// [`NotHumanoid`] with the reason when the skeleton is not a humanoid's.
 pub fn auto_map(asset: &Asset) -> Result<Mapping, NotHumanoid> {
-    let rig = Rig::new(asset);
+    let upright = map_turned(asset, Quat::IDENTITY);
+    if upright.is_ok() {
+        return upright;
+    }
+    // Not a humanoid standing up +Y: a rig authored Z-up (or lying along another axis) and
+    // read without conversion. Each other axis is tried as up; the one that maps the most
+    // bones wins (ties to the order below), else the upright reason stands.
+    // Only an axis along which the rig is longer by a quarter than along +Y is tried (a rig
+    // lying down), so a standing rig the shape cannot read is not read on its side.
+    let joints = candidates(asset);
+    let extent = |axis: Vec3| {
+        let along = joints
+            .iter()
+            .map(|j| asset.skeleton.rest_world(*j).translation.dot(axis));
+        let (low, high) = along.fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), v| {
+            (l.min(v), h.max(v))
+        });
+        high - low
+    };
+    let tall = extent(Vec3::Y);
+    let quarter = std::f32::consts::FRAC_PI_2;
+    let turns = [
+        Quat::from_rotation_x(-quarter),             // +Z up
+        Quat::from_rotation_x(quarter),              // -Z up
+        Quat::from_rotation_z(quarter),              // +X up
+        Quat::from_rotation_z(-quarter),             // -X up
+        Quat::from_rotation_x(std::f32::consts::PI), // -Y up
+    ];
+    let mut best: Option<Mapping> = None;
+    for turn in turns {
+        // The file's axis this turn makes up.
+        let up = turn.inverse() * Vec3::Y;
+        if extent(up) <= 1.25 * tall {
+            continue;
+        }
+        if let Ok(mapping) = map_turned(asset, turn) {
+            if best.as_ref().is_none_or(|b| mapping.score() > b.score()) {
+                best = Some(mapping);
+            }
+        }
+    }
+    match best {
+        Some(mapping) => Ok(mapping),
+        None => upright,
+    }
+}
+
+/// [`auto_map`] with the rig's positions turned by `turn` first.
+fn map_turned(asset: &Asset, turn: Quat) -> Result<Mapping, NotHumanoid> {
+    let rig = Rig::new(asset, turn);
     if rig.joints.len() < 8 {
         return Err(NotHumanoid(format!(
             "{} joint(s); a humanoid needs at least hips, spine, head, two arms and two legs",
@@ -239,19 +353,21 @@ pub fn auto_map(asset: &Asset) -> Result<Mapping, NotHumanoid> {
     let legs_named = named_sides(&rig, &legs);
     let arms_named = named_sides(&rig, &arms);
     let hips_pos = rig.pos(hips);
-    let left_axis = facing(&rig, &legs, &arms, branch)
-        .map(|forward| Vec3::Y.cross(forward))
-        .or_else(|| {
-            let (pair, named) = match (&legs_named, &arms_named) {
-                (Some(named), _) => (&legs, named),
-                (None, Some(named)) => (&arms, named),
-                (None, None) => return None,
-            };
-            let across = centroid(&rig, pair[0]) - centroid(&rig, pair[1]);
-            let across = Vec3::new(across.x, 0.0, across.z).normalize_or_zero();
-            let across = if named[0] { across } else { -across };
-            (across != Vec3::ZERO).then_some(across)
-        });
+    let cue = facing(&rig, &legs, &arms, branch);
+    // The shape's facing (the feet, the elbows) tells the sides more surely than names, which
+    // may say the viewer's left, or lie.
+    let shape_tells = cue.is_some();
+    let left_axis = cue.map(|forward| Vec3::Y.cross(forward)).or_else(|| {
+        let (pair, named) = match (&legs_named, &arms_named) {
+            (Some(named), _) => (&legs, named),
+            (None, Some(named)) => (&arms, named),
+            (None, None) => return None,
+        };
+        let across = centroid(&rig, pair[0]) - centroid(&rig, pair[1]);
+        let across = Vec3::new(across.x, 0.0, across.z).normalize_or_zero();
+        let across = if named[0] { across } else { -across };
+        (across != Vec3::ZERO).then_some(across)
+    });
     let forward = left_axis.map(|left| left.cross(Vec3::Y));
     let side = |joint: JointId, left_axis: Vec3| {
         (rig.pos(rig.extreme(joint, |p| -(p - hips_pos).dot(left_axis).abs())) - hips_pos)
@@ -259,7 +375,7 @@ pub fn auto_map(asset: &Asset) -> Result<Mapping, NotHumanoid> {
             > 0.0
     };
     let sides = |pair: &[JointId], named: &Option<Vec<bool>>| -> Vec<Option<bool>> {
-        match (named, left_axis) {
+        match (named.as_ref().filter(|_| !shape_tells), left_axis) {
             (Some(named), _) => named.iter().map(|s| Some(*s)).collect(),
             (None, Some(axis)) => {
                 let found: Vec<bool> = pair.iter().map(|j| side(*j, axis)).collect();
@@ -430,10 +546,11 @@ fn find_branch(
     }
 }
 
-/// Arms must end above the ground (a quadruped's front legs do not).
+/// Arms must end above the ground, by more than a twentieth of the height (a quadruped's front
+/// legs do not; a long-armed robot in an A-pose does).
 fn check_arms(rig: &Rig<'_>, arms: &[JointId]) -> Result<(), NotHumanoid> {
     for &arm in arms {
-        if rig.lowest(arm) < rig.low + 0.1 * rig.height {
+        if rig.lowest(arm) < rig.low + 0.05 * rig.height {
             return Err(NotHumanoid(
                 "the limbs leaving the upper body reach the ground: front legs, not arms".into(),
             ));
@@ -532,12 +649,11 @@ fn facing(rig: &Rig<'_>, legs: &[JointId], arms: &[JointId], branch: JointId) ->
             .map(|a| elbow_way(rig, branch, *a, axis))
             .collect(),
     );
-    let way = match (feet, elbows) {
-        (Some(f), Some(e)) if f != e => return None,
-        (Some(way), _) | (None, Some(way)) => way,
-        (None, None) => return None,
-    };
-    Some(axis * way)
+    match (feet, elbows) {
+        (Some(f), Some(e)) if f != e => None,
+        (Some(way), _) | (None, Some(way)) => Some(axis * way),
+        (None, None) => None,
+    }
 }
 
 /// Which way along `axis` (±1) a leg's foot points: the joints of the foot (below the ankle)

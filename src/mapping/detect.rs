@@ -101,6 +101,14 @@ pub fn candidates(asset: &Asset) -> Vec<JointId> {
 
 /// Maps `asset`'s joints by `table`'s names, then prunes (see the module docs).
 pub fn apply(table: &Table, asset: &Asset) -> Mapping {
+    let mut mapping = apply_names(table, asset);
+    prune(&asset.skeleton, &mut mapping);
+    mapping
+}
+
+/// Maps `asset`'s joints by `table`'s names alone, without pruning: what the names say, before
+/// the hierarchy is consulted ([`super::solve`] weighs it against the shape).
+pub fn apply_names(table: &Table, asset: &Asset) -> Mapping {
     let skeleton = &asset.skeleton;
     let mut by_key: HashMap<Key, Vec<JointId>> = HashMap::new();
     for joint in candidates(asset) {
@@ -128,7 +136,6 @@ pub fn apply(table: &Table, asset: &Asset) -> Mapping {
             mapping.set(*bone, joint, confidence);
         }
     }
-    prune(skeleton, &mut mapping);
     mapping
 }
 

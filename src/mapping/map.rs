@@ -24,8 +24,9 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::auto::auto_map;
-use super::detect::{apply, best_table, candidates, Mapping, Method};
+use super::detect::{apply, candidates, Mapping, Method};
 use super::library::Library;
+use super::solve::{solve, Solution};
 use super::table::Table;
 use crate::error::Error;
 use crate::model::asset::Asset;
@@ -53,55 +54,39 @@ pub fn map_rig(
     choice: Choice<'_>,
     path: &Path,
 ) -> Result<Mapping, Error> {
+    Ok(explain_rig(asset, library, choice, path)?.mapping)
+}
+
+/// As [`map_rig`], with what was weighed for each bone (`map --explain`); a table named with
+/// `--map` is applied as it is, with no choices to show.
+///
+/// # Errors
+/// As [`map_rig`].
+pub fn explain_rig(
+    asset: &Asset,
+    library: &Library,
+    choice: Choice<'_>,
+    path: &Path,
+) -> Result<Solution, Error> {
     if let Choice::Table(table) = choice {
-        return Ok(apply(table, asset));
+        return Ok(Solution {
+            mapping: apply(table, asset),
+            choices: Vec::new(),
+        });
     }
-    let from_table = best_table(library.tables(), asset).map(|(_, m)| m);
-    if let Some(complete) = from_table.as_ref().filter(|m| m.score().0 == 15) {
-        return Ok(complete.clone());
-    }
-    let auto = auto_map(asset);
-    let best = match (from_table, &auto) {
-        (Some(t), Ok(a)) => merge(asset, t, a),
-        (Some(t), Err(_)) => t,
-        (None, Ok(a)) => a.clone(),
-        (None, Err(e)) => return Err(refuse(path, &e.to_string())),
-    };
-    if best.bones.len() < MIN_BONES {
-        let reason = match &auto {
+    let shape = auto_map(asset);
+    let solution = solve(asset, library.tables(), shape.as_ref().ok());
+    if solution.mapping.bones.len() < MIN_BONES {
+        let reason = match &shape {
             Err(e) => e.to_string(),
-            Ok(_) => format!("only {} joint(s) could be identified", best.bones.len()),
+            Ok(_) => format!(
+                "only {} joint(s) could be identified",
+                solution.mapping.bones.len()
+            ),
         };
         return Err(refuse(path, &reason));
     }
-    Ok(best)
-}
-
-/// A table's mapping, with the bones it lacks filled from the auto-mapper's, when the two
-/// agree on every bone both map (names win: where they disagree, the shape was misread
-/// somewhere, and none of it is trusted). A table that maps fewer bones than the rig's shape
-/// shows (a few names matched by chance) gives way to the auto-mapper when it has no
-/// required bone the auto-mapper lacks.
-fn merge(asset: &Asset, table: Mapping, auto: &Mapping) -> Mapping {
-    let agree = table
-        .bones
-        .iter()
-        .all(|(bone, joint)| auto.bones.get(bone).is_none_or(|j| j == joint));
-    if !agree {
-        return if table.score().0 == 0 && auto.score().0 > 0 {
-            auto.clone()
-        } else {
-            table
-        };
-    }
-    let mut merged = table;
-    for (bone, joint) in auto.bones.iter() {
-        if merged.bones.get(bone).is_none() && merged.bones.bone_of(joint).is_none() {
-            merged.set(bone, joint, auto.confidence(bone));
-        }
-    }
-    super::detect::prune(&asset.skeleton, &mut merged);
-    merged
+    Ok(solution)
 }
 
 fn refuse(path: &Path, reason: &str) -> Error {

@@ -8,15 +8,17 @@
 
 pub mod auto;
 pub mod detect;
+pub mod explain;
 pub mod library;
 pub mod map;
 pub mod normalize;
 pub mod policy;
+pub mod solve;
 pub mod table;
 
 pub use detect::{Mapping, Method};
 pub use library::Library;
-pub use map::{map_rig, Choice, MapReport, RigMapping};
+pub use map::{explain_rig, map_rig, Choice, MapReport, RigMapping};
 pub use policy::{map_humanoid, How, Mapped};
 pub use table::{Origin, Table};
 

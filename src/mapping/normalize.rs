@@ -86,12 +86,60 @@ pub fn key(name: &str, prefixes: &[&str]) -> Key {
 }
 
 fn side_of(token: &str) -> Option<Side> {
-    match token.to_ascii_lowercase().as_str() {
-        "l" | "left" => Some(Side::Left),
-        "r" | "right" => Some(Side::Right),
-        _ => None,
+    let lower = token.to_lowercase();
+    if LEFT_WORDS.contains(&lower.as_str()) {
+        Some(Side::Left)
+    } else if RIGHT_WORDS.contains(&lower.as_str()) {
+        Some(Side::Right)
+    } else {
+        None
     }
 }
+
+/// Whole tokens that say left: English, then French, German, Spanish, Italian, Portuguese,
+/// Polish, Czech and Russian (the words riggers write in their own language: Blender's
+/// `bras gauche`, `Arm_links`).
+const LEFT_WORDS: &[&str] = &[
+    "l",
+    "left",
+    "gauche",
+    "links",
+    "izquierda",
+    "izquierdo",
+    "izq",
+    "sinistra",
+    "sinistro",
+    "esquerda",
+    "esquerdo",
+    "lewa",
+    "lewy",
+    "levá",
+    "levý",
+    "левая",
+    "левый",
+];
+
+/// Whole tokens that say right (the languages of [`LEFT_WORDS`]).
+const RIGHT_WORDS: &[&str] = &[
+    "r",
+    "right",
+    "droite",
+    "droit",
+    "rechts",
+    "derecha",
+    "derecho",
+    "der",
+    "destra",
+    "destro",
+    "direita",
+    "direito",
+    "prawa",
+    "prawy",
+    "pravá",
+    "pravý",
+    "правая",
+    "правый",
+];
 
 /// Full-width ASCII (U+FF01..U+FF5E) to ASCII, the ideographic space to a space.
 fn fold_full_width(name: &str) -> String {

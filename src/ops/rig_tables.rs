@@ -20,8 +20,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostics, Error};
 use crate::formats::godot;
+use crate::mapping::explain::{explain, BoneExplanation};
 use crate::mapping::policy::{declared, How, Mapped, AUTO};
-use crate::mapping::{map_rig, Choice, Library, MapReport, Method, RigMapping};
+use crate::mapping::{explain_rig, map_rig, Choice, Library, MapReport, Method, RigMapping};
 use crate::model::{HumanBone, Profile};
 use crate::ops::read::read_asset;
 
@@ -132,6 +133,28 @@ pub fn map_file(file: &Path, tables: &Tables) -> Result<(MapReport, Mapped), Err
             )
         }
     })
+}
+
+/// Why the tables and the shape map `file` as they do (`map --explain`): for each bone the
+/// winning joint, its score from names and from shape, and the runner-up. A forced table
+/// (`--map TABLE`) is applied as it is and has nothing to explain (empty). A file's own
+/// declaration is not weighed: this is what the tables and the shape would choose.
+///
+/// # Errors
+/// As [`map_file`]; the rig is not a humanoid.
+pub fn explain_file(file: &Path, tables: &Tables) -> Result<Vec<BoneExplanation>, Error> {
+    let asset = read_asset(file)?.asset;
+    let choice = match tables.forced.as_deref().filter(|t| *t != AUTO) {
+        Some(name) => Choice::Table(
+            tables
+                .library
+                .get(name)
+                .ok_or_else(|| Error::unsupported(format!("no mapping table named {name:?}")))?,
+        ),
+        None => Choice::Detect,
+    };
+    let solution = explain_rig(&asset, &tables.library, choice, file)?;
+    Ok(explain(&asset.skeleton, &solution))
 }
 
 /// Whether a mapping found none of the bones VRM 1.0 requires: the rig is not a humanoid.

@@ -144,6 +144,151 @@ fn turn(raw: &mut [RawJoint]) {
     }
 }
 
+/// Every root turned by `q` (the whole rig turned).
+fn turn_by(raw: &mut [RawJoint], q: Quat) {
+    for joint in raw.iter_mut().filter(|j| j.parent.is_none()) {
+        joint.rest = Trs::from_mat4(Mat4::from_quat(q) * mat(&joint.rest));
+    }
+}
+
+/// Names whose side markers are swapped (left says right): the shape's facing, told by the
+/// feet, must win over the names, or the sides be left out; never swapped.
+fn mirrored(raw: &mut [RawJoint]) {
+    for joint in raw.iter_mut() {
+        let k = key(&joint.name, &[]);
+        match k.side {
+            Side::Left => joint.name = format!("R_{}", k.core),
+            Side::Right => joint.name = format!("L_{}", k.core),
+            Side::None => {}
+        }
+    }
+}
+
+/// Names in another language: each joint a French word no table knows (`os 12`), with the
+/// side in French where the name had one (`os 12 gauche`), as Blender rigs made in France are.
+fn french(raw: &mut [RawJoint]) {
+    for (i, joint) in raw.iter_mut().enumerate() {
+        let side = match key(&joint.name, &[]).side {
+            Side::Left => " gauche",
+            Side::Right => " droite",
+            Side::None => "",
+        };
+        joint.name = format!("os {i}{side}");
+    }
+}
+
+/// Duplicate IK and FK arm chains, unweighted, at the same place as the arm (upper arm,
+/// forearm, hand), hung from the arm's parent, as rigs exported with their control bones are.
+fn with_ik_fk(rig: &Rig) -> Option<Variant> {
+    let base = &rig.asset;
+    let s = &base.skeleton;
+    let mut raw = raw_of(base);
+    let n = raw.len();
+    let mut origin: Vec<Option<JointId>> = (0..n).map(|i| Some(s.joint(i))).collect();
+    let mut skin: Vec<bool> = (0..n)
+        .map(|i| base.skin_joints.contains(&s.joint(i)))
+        .collect();
+    let mut weighted: Vec<bool> = (0..n)
+        .map(|i| base.weighted_joints.contains(&s.joint(i)))
+        .collect();
+    if base.weighted_joints.is_empty() {
+        // Control chains are told by their missing weights: a rig without skin has none.
+        return None;
+    }
+    let skinned = !base.skin_joints.is_empty();
+    use HumanBone::*;
+    for chain in [
+        [LeftUpperArm, LeftLowerArm, LeftHand],
+        [RightUpperArm, RightLowerArm, RightHand],
+    ] {
+        let joints: Vec<JointId> = chain.iter().filter_map(|b| rig.reference.get(*b)).collect();
+        if joints.len() != 3 {
+            continue;
+        }
+        for prefix in ["IK_", "FK_"] {
+            let mut parent = s.parent(joints[0]).map(JointId::index);
+            for &j in &joints {
+                raw.push(RawJoint {
+                    name: format!("{prefix}{}", s.name(j)),
+                    parent,
+                    rest: s.rest_local(j),
+                });
+                parent = Some(raw.len() - 1);
+                origin.push(None);
+                skin.push(skinned);
+                weighted.push(false);
+            }
+        }
+    }
+    Some(build(
+        base,
+        "IK/FK duplicate arms",
+        raw,
+        origin,
+        skin,
+        weighted,
+        Vec::new(),
+    ))
+}
+
+/// Twist joints: under the upper arm, forearm, thigh and shin, one joint halfway to the next
+/// (a sibling of it), weighted, named as Unreal names them (`upperarm_twist_01_l`).
+fn with_twists(rig: &Rig) -> Option<Variant> {
+    let base = &rig.asset;
+    let s = &base.skeleton;
+    let mut raw = raw_of(base);
+    let n = raw.len();
+    let mut origin: Vec<Option<JointId>> = (0..n).map(|i| Some(s.joint(i))).collect();
+    let mut skin: Vec<bool> = (0..n)
+        .map(|i| base.skin_joints.contains(&s.joint(i)))
+        .collect();
+    let mut weighted: Vec<bool> = (0..n)
+        .map(|i| base.weighted_joints.contains(&s.joint(i)))
+        .collect();
+    let skinned = !base.skin_joints.is_empty();
+    let has_weights = !base.weighted_joints.is_empty();
+    use HumanBone::*;
+    let mut added = 0;
+    for (bone, next, name) in [
+        (LeftUpperArm, LeftLowerArm, "upperarm_twist_01_l"),
+        (RightUpperArm, RightLowerArm, "upperarm_twist_01_r"),
+        (LeftLowerArm, LeftHand, "lowerarm_twist_01_l"),
+        (RightLowerArm, RightHand, "lowerarm_twist_01_r"),
+        (LeftUpperLeg, LeftLowerLeg, "thigh_twist_01_l"),
+        (RightUpperLeg, RightLowerLeg, "thigh_twist_01_r"),
+    ] {
+        let (Some(j), Some(k)) = (rig.reference.get(bone), rig.reference.get(next)) else {
+            continue;
+        };
+        let mut local = s.rest_local(k);
+        // Halfway along the segment, in the joint's space, however many joints stand between.
+        let to_next = mat(&s.rest_world(j)).inverse() * mat(&s.rest_world(k));
+        local.translation = to_next.w_axis.truncate() * 0.5;
+        local.rotation = Quat::IDENTITY;
+        local.scale = Vec3::ONE;
+        raw.push(RawJoint {
+            name: name.to_owned(),
+            parent: Some(j.index()),
+            rest: local,
+        });
+        origin.push(None);
+        skin.push(skinned);
+        weighted.push(has_weights);
+        added += 1;
+    }
+    (added > 0).then(|| {
+        build(
+            base,
+            "twist joints",
+            raw,
+            origin,
+            skin,
+            weighted,
+            Vec::new(),
+        )
+    })
+}
+
 /// The upper arms turned 40° down about their shoulder joint (an A-pose).
 fn a_pose(rig: &Rig, raw: &mut [RawJoint]) {
     let s = &rig.asset.skeleton;
@@ -393,6 +538,18 @@ fn variants(rig: &Rig) -> Vec<Variant> {
             a_pose(rig, raw);
             stripped(raw);
         }),
+        edited(base, "turned 90° (faces +X)", |raw| {
+            turn_by(raw, Quat::from_rotation_y(PI / 2.0))
+        }),
+        edited(base, "Z-up", |raw| {
+            turn_by(raw, Quat::from_rotation_x(PI / 2.0))
+        }),
+        edited(base, "Z-up + joint_N", |raw| {
+            turn_by(raw, Quat::from_rotation_x(PI / 2.0));
+            stripped(raw);
+        }),
+        edited(base, "mirrored names", mirrored),
+        edited(base, "French names", french),
         edited(base, "scaled ×0.01", |raw| scale(raw, 0.01)),
         edited(base, "scaled ×100", |raw| scale(raw, 100.0)),
     ];
@@ -414,6 +571,8 @@ fn variants(rig: &Rig) -> Vec<Variant> {
     out.extend(removed(rig, "fingers removed", &fingers, true));
     out.extend(removed(rig, "toes removed", &[LeftToes, RightToes], true));
     out.extend(with_controls(rig));
+    out.extend(with_ik_fk(rig));
+    out.extend(with_twists(rig));
     out
 }
 
@@ -472,7 +631,17 @@ fn run(rigs: &[Rig]) -> BTreeMap<&'static str, Vec<String>> {
     let library = Library::builtin().unwrap();
     let mut totals: BTreeMap<(String, &str), Tally> = BTreeMap::new();
     for rig in rigs {
+        // Names that lie about the side can only be caught where the shape tells the sides
+        // (the feet or the elbows of the nameless rig give its left and right limbs).
+        let nameless = edited(&rig.asset, "joint_N", stripped);
+        let shape_tells = auto_map(&nameless.asset).is_ok_and(|m| {
+            m.bones.get(HumanBone::LeftUpperLeg).is_some()
+                || m.bones.get(HumanBone::LeftUpperArm).is_some()
+        });
         for variant in variants(rig) {
+            if variant.kind == "mirrored names" && !shape_tells {
+                continue;
+            }
             let path = Path::new(&rig.name);
             let detect = map_rig(&variant.asset, &library, Choice::Detect, path)
                 .map(|m: Mapping| m.bones)
@@ -480,6 +649,7 @@ fn run(rigs: &[Rig]) -> BTreeMap<&'static str, Vec<String>> {
             let auto = auto_map(&variant.asset)
                 .map(|m| m.bones)
                 .unwrap_or_default();
+            show(rig, &variant, &library);
             for (how, bones) in [("--map auto", detect), ("auto-mapper", auto)] {
                 let tally = score(rig, &variant, &bones, how);
                 totals
@@ -513,6 +683,38 @@ fn run(rigs: &[Rig]) -> BTreeMap<&'static str, Vec<String>> {
         );
     }
     wrongs
+}
+
+/// With `HUMANOID_AUTOMAP_SHOW=RIG|KIND` (substrings of a rig's file and a variant's kind),
+/// prints what the auto-mapper found and why each bone went where it did (`map --explain`).
+fn show(rig: &Rig, variant: &Variant, library: &Library) {
+    let Ok(filter) = std::env::var("HUMANOID_AUTOMAP_SHOW") else {
+        return;
+    };
+    let (name, kind) = filter.split_once('|').unwrap_or((filter.as_str(), ""));
+    if !rig.name.contains(name) || !variant.kind.contains(kind) {
+        return;
+    }
+    println!("== {} [{}]", rig.name, variant.kind);
+    match auto_map(&variant.asset) {
+        Ok(m) => {
+            for (bone, joint) in m.bones.iter() {
+                println!("  shape {bone} = {}", variant.asset.skeleton.name(joint));
+            }
+        }
+        Err(e) => println!("  shape: {e}"),
+    }
+    if let Ok(solution) = humanoid::mapping::explain_rig(
+        &variant.asset,
+        library,
+        Choice::Detect,
+        Path::new(&rig.name),
+    ) {
+        let lines = humanoid::mapping::explain::explain(&variant.asset.skeleton, &solution);
+        for line in humanoid::mapping::explain::to_lines(&lines) {
+            println!("  {line}");
+        }
+    }
 }
 
 /// Runs every variant and fails when either way maps more wrong bones than `at_most`

@@ -169,6 +169,7 @@ pub const CODES: &[CodeInfo] = &[
 
     // FBX_
     code("FBX_ANIMATION_SAMPLED", INFO, "FBX input: an animation stack was baked by ufbx into linear keys (the curves' keys plus samples at the scene's frame rate where a curve is not linear)"),
+    code("FBX_BIND_POSE_INVERTED", WARNING, "FBX input: a bind pose holds each bone's inverse (world to bone, as MakeHuman writes it) where FBX holds its world; read as is, the character stands upside down: its bones were read inverted, its other nodes keep their own transforms"),
     code("FBX_BLEND_SHAPES_DROPPED", WARNING, "FBX input: a take animates blend shape weights, which are not read (the shapes are morph targets at their default weights)"),
     code("FBX_CLIP_EMPTY", INFO, "FBX input: an animation stack keys no node, so no clip was made of it"),
     code("FBX_INVALID", ERROR, "FBX input: ufbx cannot read the file (truncated, not FBX, over the memory limit); the message is ufbx's reason and its error stack"),

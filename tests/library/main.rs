@@ -17,6 +17,7 @@ mod bone_channels;
 mod bvh;
 #[cfg(feature = "corpus")]
 mod fbx;
+mod fbx_bind_pose;
 mod gltf_document;
 mod godot;
 mod hanim;

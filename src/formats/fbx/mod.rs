@@ -12,7 +12,8 @@
 //!   several nodes hang from it, so every skin has a common root), parents first, with its local rest
 //!   transform (pivots, pre- and post-rotations folded into one TRS by ufbx). The rest is the
 //!   file's bind pose where it has one (`FBX_REST_FROM_BIND_POSE`): a node's own transform is
-//!   the pose it stood in at export.
+//!   the pose it stood in at export. A bind pose that holds each bone's inverse instead of its
+//!   world (MakeHuman's) is read inverted (`FBX_BIND_POSE_INVERTED`).
 //! - **Clips.** Every animation stack, baked by ufbx into linear keys: the curves' own keys plus
 //!   samples at the scene's frame rate where a curve is not linear in glTF terms (FBX
 //!   interpolates Euler angles and cubic curves); the rate is reported
@@ -120,6 +121,13 @@ fn read_in(bytes: &[u8], path: &Path, folder: Option<&Path>) -> Result<FbxRead, 
         );
     }
     let rest = rest::rest_of(&scene);
+    for pose in &rest.inverted_poses {
+        diagnostics.warn(
+            "FBX_BIND_POSE_INVERTED",
+            format!("bind pose {pose:?}"),
+            "each of its bones stands at the inverse of the world its skin cluster binds it at (world to bone, as MakeHuman writes it; read as is, the character stands upside down): its bones were read inverted, its other nodes keep their own transforms",
+        );
+    }
     if rest.from_bind_pose > 0 {
         diagnostics.info(
             "FBX_REST_FROM_BIND_POSE",

@@ -7,6 +7,14 @@
 //! the rest, as Blender's own FBX importer takes it: a bone's rest local is its parent's bind
 //! world inverted times its own. A node the bind pose does not list keeps its own transform
 //! under its parent.
+//!
+//! A bind pose holds each node's world (node to world). MakeHuman writes each bone's inverse
+//! there instead (world to bone, the matrix its clusters carry as `Transform`), which read as
+//! worlds put an upright bone at its position negated: the head, 1.58 m up, at y = −1.58 m.
+//! Such a pose is recognised against the skin clusters (every bone a cluster binds stands at
+//! the inverse of the cluster's `TransformLink`) and its bones are read inverted
+//! (`FBX_BIND_POSE_INVERTED`); its other nodes (MakeHuman's armature and meshes, given a
+//! quarter turn about X that their nodes lack) keep their own transforms.
 
 use std::collections::HashMap;
 
@@ -22,11 +30,13 @@ pub struct Rest {
     pub posed: Vec<(usize, Trs)>,
     /// Nodes whose rest came from the bind pose.
     pub from_bind_pose: usize,
+    /// The bind poses read inverted (by name): each bone in them stood at its inverse.
+    pub inverted_poses: Vec<String>,
 }
 
 /// The rest of every node of `scene`.
 pub fn rest_of(scene: &ufbx::Scene) -> Rest {
-    let bind = bind_worlds(scene);
+    let (bind, inverted_poses) = bind_worlds(scene);
     let identity = ufbx::transform_to_matrix(&ufbx::Transform {
         translation: ufbx::Vec3 {
             x: 0.0,
@@ -92,37 +102,82 @@ pub fn rest_of(scene: &ufbx::Scene) -> Rest {
         locals,
         posed,
         from_bind_pose,
+        inverted_poses,
     }
 }
 
-/// Each bound node's world matrix at bind time, by ufbx node index: the bind poses first, then
-/// the skin clusters' bind matrices for bones no bind pose lists.
-fn bind_worlds(scene: &ufbx::Scene) -> HashMap<usize, ufbx::Matrix> {
-    let mut worlds = HashMap::new();
-    for pose in scene.poses.iter().filter(|p| p.is_bind_pose) {
-        for bone in pose.bone_poses.iter() {
-            worlds
-                .entry(bone.bone_node.element.typed_id as usize)
-                .or_insert(bone.bone_to_world);
-        }
-    }
+/// Each bound node's world matrix at bind time, by ufbx node index: the bind poses first (a
+/// pose that holds inverses read inverted, its bones only), then the skin clusters' bind
+/// matrices for bones no bind pose lists. Also the names of the poses read inverted.
+fn bind_worlds(scene: &ufbx::Scene) -> (HashMap<usize, ufbx::Matrix>, Vec<String>) {
+    let mut links = HashMap::new();
     for cluster in scene.skin_clusters.iter() {
         if let Some(bone) = cluster.bone_node.as_ref() {
-            worlds
+            links
                 .entry(bone.element.typed_id as usize)
                 .or_insert(cluster.bind_to_world);
         }
     }
-    worlds
+    let mut worlds = HashMap::new();
+    let mut inverted = Vec::new();
+    for pose in scene.poses.iter().filter(|p| p.is_bind_pose) {
+        let inverses = holds_inverses(pose, &links);
+        if inverses {
+            inverted.push(pose.element.name.to_string());
+        }
+        for bone in pose.bone_poses.iter() {
+            let world = match (inverses, bone.bone_node.bone.is_some()) {
+                (false, _) => bone.bone_to_world,
+                (true, true) => ufbx::matrix_invert(&bone.bone_to_world),
+                (true, false) => continue,
+            };
+            worlds
+                .entry(bone.bone_node.element.typed_id as usize)
+                .or_insert(world);
+        }
+    }
+    for (node, link) in links {
+        worlds.entry(node).or_insert(link);
+    }
+    (worlds, inverted)
 }
 
-/// Whether `trs` rebuilds `m` (to 1e-6 of its largest entry).
+/// Whether `pose` holds each bone's inverse where a bind pose holds its world: every node a
+/// skin cluster binds (`links`: the clusters' `TransformLink`, node to world) stands at the
+/// inverse of its link, and not every one at the link itself (an identity is both).
+fn holds_inverses(pose: &ufbx::Pose, links: &HashMap<usize, ufbx::Matrix>) -> bool {
+    let (mut bound, mut inverses, mut worlds) = (false, true, true);
+    for bone in pose.bone_poses.iter() {
+        let Some(link) = links.get(&(bone.bone_node.element.typed_id as usize)) else {
+            continue;
+        };
+        bound = true;
+        inverses &= undoes(link, &bone.bone_to_world);
+        worlds &= undoes(&ufbx::matrix_invert(link), &bone.bone_to_world);
+    }
+    bound && inverses && !worlds
+}
+
+/// Whether `a · b` is the identity: its 3×3 part to 1e-3, its translation to 1e-3 of the
+/// two translations' lengths (MakeHuman writes four decimals).
+fn undoes(a: &ufbx::Matrix, b: &ufbx::Matrix) -> bool {
+    let p = entries(&ufbx::matrix_mul(a, b));
+    let identity = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let length = |m: &ufbx::Matrix| (m.m03 * m.m03 + m.m13 * m.m13 + m.m23 * m.m23).sqrt();
+    let size = length(a) + length(b) + f64::MIN_POSITIVE;
+    p.iter().zip(identity).all(|(v, i)| (v - i).abs() <= 1e-3)
+        && p.iter().skip(9).all(|v| v.abs() <= 1e-3 * size)
+}
+
+/// Whether `trs` rebuilds `m` (to 1e-4 of its largest entry: bind matrices written to four
+/// decimals, as MakeHuman's ASCII FBX has them, are off orthonormal by 5e-5; a shear a TRS
+/// cannot hold is larger).
 fn is_trs(m: &ufbx::Matrix, trs: &ufbx::Transform) -> bool {
     let back = ufbx::transform_to_matrix(trs);
     let a = entries(m);
     let b = entries(&back);
     let size = a.iter().fold(1.0f64, |s, v| s.max(v.abs()));
-    a.iter().all(|v| v.is_finite()) && a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-6 * size)
+    a.iter().all(|v| v.is_finite()) && a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-4 * size)
 }
 
 fn entries(m: &ufbx::Matrix) -> [f64; 12] {

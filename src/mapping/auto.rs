@@ -35,25 +35,33 @@
 //!    from the thumb (the chain that leaves the hand at the widest angle) along the line the
 //!    finger bases make; the first three joints of each chain, after a metacarpal (a first
 //!    joint near the wrist, or one joint more than the thumb has) on the four fingers.
-//! 8. **Sides**: names that carry a side (`l-`, `L_`, `.l`, `_l`, `Left…`, `left_`, …, see
-//!    [`super::normalize`]) win: when the two legs' (arms') joint names say opposite sides,
-//!    those are the sides. Otherwise the shape finds the facing: forward is horizontal, at
-//!    right angles to the line between the hip joints, and which way along it is told by
-//!    both feet (the toes reach farther from the ankle than the heel), else by both elbows
-//!    (a bent arm's elbow points back); its left is `up × forward`. Else the other limb
-//!    pair's names tell the left. Where nothing tells it (a T-pose with no feet and no sided
-//!    names), or the cues disagree, the arms and legs are left missing: the file format's
-//!    convention (+Z) is not trusted, as a rig may be turned.
+//! 8. **Sides**: the shape finds the facing: forward is horizontal, at right angles to the
+//!    line between the hip joints, and which way along it is told by both feet (the toes reach
+//!    farther from the ankle than the heel), else by both elbows (a bent arm's elbow points
+//!    back); its left is `up × forward`. Where the shape tells it, it wins over names (which
+//!    may say the viewer's left, or lie). Otherwise names that carry a side (`l-`, `L_`, `.l`,
+//!    `Left…`, `gauche`, …, see [`super::normalize`]) tell it: when the two legs' (arms')
+//!    joint names say opposite sides. Where nothing tells it (a T-pose with no feet and no
+//!    sided names), or the cues disagree, the arms and legs are left missing: the file
+//!    format's convention (+Z) is not trusted, as a rig may be turned.
 //!
-//! A bone the rig does not have stays missing: a neighbour never fills it (the `--map auto`
-//! path also drops the auto-mapper's answer where it contradicts a table's names, see
-//! [`super::map_rig`]). `tests/library/automap.rs` checks this on the mannequin and every corpus rig
-//! turned, in an A-pose, renamed, with parts removed, with control bones, and scaled.
+//! **Up.** The rig is read +Y up. When that finds no humanoid and the rig is longer by a
+//! quarter along another axis than along Y (a rig authored Z-up and read without conversion
+//! lies down), each other axis is tried as up and the one that maps the most bones wins.
+//!
+//! A bone the rig does not have stays missing: a neighbour never fills it.
+//! `tests/library/automap.rs` checks this on the mannequin and every corpus rig turned to face
+//! −Z and +X, Z-up, in an A-pose, renamed (side conventions, meaningless, mirrored, French),
+//! with parts removed, with control bones, IK/FK duplicate arms and twist joints, and scaled;
+//! [`super::solve`] weighs this answer against the tables' names.
 //!
 //! End joints (leaves that no vertex is weighted to and no node hangs from: Mixamo `*_End`,
 //! `*4`, Godot `*Tip`; in a skinless rig, a leaf node where its parent is: the parent's mesh)
-//! are never mapped. Confidences are fixed per decision: 0.9 for the trunk, 0.8 for limbs, 0.6 for
-//! fingers.
+//! are never mapped, and neither are helpers: twist joints (an end joint on the segment from
+//! its parent to a sibling) and, in a skinned rig, chains no vertex is weighted to that carry
+//! nothing (IK/FK duplicates, control rigs). A leg or an arm is at least two joints (a lone
+//! joint is a pole or look target). Confidences are fixed per decision: 0.9 for the trunk, 0.8
+//! for limbs, 0.6 for fingers.
 
 use std::collections::HashSet;
 
@@ -181,6 +189,22 @@ impl<'a> Rig<'a> {
             .iter()
             .map(|j| self.pos(*j).y)
             .fold(f32::INFINITY, f32::min)
+    }
+
+    /// The lowest point of `joint`'s subtree, its end joints included (where a leg's last
+    /// bone ends, when its foot is an end joint or hangs elsewhere).
+    fn reach_low(&self, joint: JointId) -> f32 {
+        let mut low = self.pos(joint).y;
+        let mut stack = vec![joint];
+        while let Some(j) = stack.pop() {
+            for child in self.children(j) {
+                low = low.min(self.pos(child).y);
+                if !self.tips.contains(&child) {
+                    stack.push(child);
+                }
+            }
+        }
+        low
     }
 
     fn highest(&self, joint: JointId) -> f32 {
@@ -454,12 +478,17 @@ fn find_hips(rig: &Rig<'_>) -> Result<(JointId, Vec<JointId>, JointId), NotHuman
         for child in rig.real_children(joint) {
             if rig.highest(child) > y + margin {
                 ups.push(child);
-            } else if drop > 0.0 && rig.lowest(child) < y - drop {
+            } else if drop > 0.0
+                && rig.reach_low(child) < y - drop
+                && !rig.real_children(child).is_empty()
+            {
+                // A leg is at least two joints (a hip and a knee): a lone joint hanging down
+                // is a knee pole target or a holster.
                 // A pelvis joint close to the hips that carries both legs.
                 let grand: Vec<JointId> = rig
                     .real_children(child)
                     .into_iter()
-                    .filter(|g| rig.lowest(*g) < y - drop)
+                    .filter(|g| rig.reach_low(*g) < y - drop)
                     .collect();
                 let close = rig.pos(child).distance(rig.pos(joint)) < 0.1 * rig.height;
                 if grand.len() == 2 && close {
@@ -467,6 +496,16 @@ fn find_hips(rig: &Rig<'_>) -> Result<(JointId, Vec<JointId>, JointId), NotHuman
                 } else {
                     legs.push(child);
                 }
+            }
+        }
+        // Several branches up: the spine is the one that reaches highest, when each other
+        // reaches less than half as high (a loincloth, a tail, a holster).
+        if ups.len() > 1 {
+            let rise = |c: &JointId| rig.highest(*c) - y;
+            ups.sort_by(|a, b| rise(b).total_cmp(&rise(a)));
+            let top = ups.first().map_or(0.0, rise);
+            if ups.iter().skip(1).all(|c| rise(c) < 0.5 * top) {
+                ups.truncate(1);
             }
         }
         // The spine must carry two arms (arms hanging down in the rest pose are not legs).
@@ -526,7 +565,8 @@ fn find_branch(
         let arms: Vec<JointId> = children
             .iter()
             .copied()
-            .filter(|c| reach(*c) > 0.2 * rig.height)
+            // An arm is at least two joints: a lone joint reaching out is a look target.
+            .filter(|c| reach(*c) > 0.2 * rig.height && !rig.real_children(*c).is_empty())
             .collect();
         if arms.len() >= 2 {
             let mut arms = arms;
@@ -963,7 +1003,9 @@ fn map_plain_arm(rig: &Rig<'_>, mapping: &mut Mapping, path: &[JointId], left: b
         0 | 1 => return,
         2 => (0, false),
         3 if like(seg(1), seg(0)) => (0, true),
-        3 if short(seg(0), seg(1)) => (1, false),
+        // A clavicle, then an upper arm: one no longer than 0.28 of the height (a joint after
+        // a real upper arm, carrying a weapon a third of the height long, is no forearm).
+        3 if short(seg(0), seg(1)) && seg(1) <= 0.28 * rig.height => (1, false),
         3 => return,
         _ if short(seg(0), seg(1)) && like(seg(2), seg(1)) => (1, true),
         _ if like(seg(1), seg(0)) => (0, true),

@@ -1,14 +1,13 @@
 //! `humanoid map`: which joint of a rig is which canonical bone, by the best table or by the
 //! auto-mapper, with what is missing and what is left over.
 //!
-//! The choice (`docs/mappings.md`): a table named with `--map` is applied as it is. Otherwise
-//! every table is tried; the best one is taken when it maps all 15 required bones. When it does
-//! not, the auto-mapper tries the skeleton's shape and fills the bones the table lacks, when
-//! the two agree on every bone both map; where they disagree the names win and the table's
-//! mapping is kept alone (the auto-mapper's alone only when the table has no required bone). A rig neither maps to at least five bones is not a humanoid: refused
-//! with the auto-mapper's reason. A humanoid the file declares (EXT_skeleton_humanoid, VRM) is
-//! not looked at here: [`super::policy`] puts it first, and `map` reports it (`--map auto`
-//! shows what this choice finds, to compare).
+//! The choice (`docs/mappings.md`): a table named with `--map` is applied as it is.
+//! Otherwise the tables' names and the auto-mapper's reading of the shape are weighed together
+//! and solved as one assignment ([`super::solve`]); a rig where fewer than five bones can be
+//! identified is not a humanoid: refused with the auto-mapper's reason. A partial humanoid (a
+//! robot without hands) is an answer: the missing required bones are reported. A humanoid the
+//! file declares (EXT_skeleton_humanoid, VRM) is not looked at here: [`super::policy`] puts it
+//! first, and `map` reports it (`--map auto` shows what this choice finds, to compare).
 //!
 //! The JSON form (`map --json`):
 //!

@@ -9,8 +9,9 @@
 //! 2. Otherwise **the file's own declaration** (EXT_skeleton_humanoid, VRM, H-Anim joint
 //!    names). A BVH declares none: the humanoid its reader found is found again here, so the
 //!    line says how.
-//! 3. Otherwise **the best table**, when it maps every required bone, else **the
-//!    auto-mapper**, whichever maps more ([`super::map_rig`]).
+//! 3. Otherwise **the tables' names and the skeleton's shape, weighed together**
+//!    ([`super::map_rig`], [`super::solve`]); the line names the table that named most of the
+//!    bones, else the auto-mapper.
 //!
 //! [`Mapped::line`] is the sentence every command prints ("mapped by the file's declaration",
 //! "mapped by table mixamo (52 of 55 bones)", "mapped by the auto-mapper (…)").

@@ -587,7 +587,10 @@ mod corpus {
     fn robot_expressive_maps_what_its_hierarchy_allows() {
         // The legs hang from Body, not from the joint named Hips, so Body is the hips; the
         // feet hang from the root (outside the legs) and there is no hand joint (the forearm
-        // carries the palms): those stay missing rather than wrong.
+        // carries the palms): those stay missing rather than wrong. The fingers hang from the
+        // forearm with two joints each (Thumb, Thumb2; Index, Index2; Middle1, Middle2; Ring1,
+        // Ring2): the names the H-Anim table knows (Thumb2, Index2, Middle1/2, Ring1/2) are
+        // mapped; Thumb and Index, which no table names, are left out.
         let expected = owned(
             sides(
                 "L",
@@ -598,6 +601,12 @@ mod corpus {
                     ("LowerArm", "LowerArm.@"),
                     ("UpperLeg", "UpperLeg.@"),
                     ("LowerLeg", "LowerLeg.@"),
+                    ("ThumbProximal", "Thumb2.@"),
+                    ("IndexIntermediate", "Index2.@"),
+                    ("MiddleProximal", "Middle1.@"),
+                    ("MiddleIntermediate", "Middle2.@"),
+                    ("RingProximal", "Ring1.@"),
+                    ("RingIntermediate", "Ring2.@"),
                 ],
             ),
             &[
@@ -816,4 +825,145 @@ mod corpus {
         expected.push(("rightEye", "mixamorig:RightEye".to_owned()));
         assert_mapping("bvh/mixamo_freebvh.bvh", &expected);
     }
+}
+
+/// The bundled mannequin as a BVH whose hands (and fingers) are cut off: each joint's offset
+/// is where the mannequin's rest puts it, the names are the mannequin's, one frame at rest.
+fn mannequin_without_hands_bvh() -> String {
+    use humanoid::model::HumanBone;
+    let m = humanoid::demo::canonical_mannequin().unwrap();
+    let s = &m.skeleton;
+    let hands: Vec<_> = [HumanBone::LeftHand, HumanBone::RightHand]
+        .iter()
+        .filter_map(|b| m.humanoid.bones.get(*b))
+        .collect();
+    let cut = |j| hands.iter().any(|h| *h == j || s.is_ancestor(*h, j));
+    let root = s.joints().find(|j| s.parent(*j).is_none()).unwrap();
+    let mut text = String::from("HIERARCHY\n");
+    let mut channels = 0;
+    // Depth first, with the number of open braces as the indent.
+    fn emit(
+        s: &humanoid::model::Skeleton,
+        joint: humanoid::model::JointId,
+        depth: usize,
+        cut: &dyn Fn(humanoid::model::JointId) -> bool,
+        text: &mut String,
+        channels: &mut usize,
+    ) {
+        let pad = "  ".repeat(depth);
+        let at = s.rest_world(joint).translation;
+        let from = s
+            .parent(joint)
+            .map_or(glam::Vec3::ZERO, |p| s.rest_world(p).translation);
+        let o = at - from;
+        let (kind, list) = if depth == 0 {
+            (
+                "ROOT",
+                "6 Xposition Yposition Zposition Zrotation Xrotation Yrotation",
+            )
+        } else {
+            ("JOINT", "3 Zrotation Xrotation Yrotation")
+        };
+        *channels += if depth == 0 { 6 } else { 3 };
+        text.push_str(&format!(
+            "{pad}{kind} {}\n{pad}{{\n{pad}  OFFSET {:.6} {:.6} {:.6}\n{pad}  CHANNELS {list}\n",
+            s.name(joint),
+            o.x,
+            o.y,
+            o.z
+        ));
+        let kids: Vec<_> = s.children(joint).filter(|c| !cut(*c)).collect();
+        if kids.is_empty() {
+            text.push_str(&format!(
+                "{pad}  End Site\n{pad}  {{\n{pad}    OFFSET 0 0.05 0\n{pad}  }}\n"
+            ));
+        }
+        for kid in kids {
+            emit(s, kid, depth + 1, cut, text, channels);
+        }
+        text.push_str(&format!("{pad}}}\n"));
+    }
+    emit(s, root, 0, &cut, &mut text, &mut channels);
+    let at = s.rest_world(root).translation;
+    let mut frame = vec![format!("{:.6} {:.6} {:.6}", at.x, at.y, at.z)];
+    frame.extend(std::iter::repeat_n("0".to_owned(), channels - 3));
+    text.push_str(&format!(
+        "MOTION\nFrames: 1\nFrame Time: 0.033333\n{}\n",
+        frame.join(" ")
+    ));
+    text
+}
+
+/// A partial humanoid is an answer: the mannequin without hands maps every other bone it has,
+/// `map` exits 0 naming the missing required bones, and a command that needs them (a VRM needs
+/// all 15) refuses naming them; one that does not (retargeting a clip) goes on.
+#[test]
+fn a_rig_without_hands_maps_the_rest_and_names_what_is_missing() {
+    let dir = temp_dir();
+    let rig = write(
+        dir.path(),
+        "handless.bvh",
+        mannequin_without_hands_bvh().as_bytes(),
+    );
+    let run = humanoid_ok(&["map", "--json", s(&rig)]);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        report["missing"],
+        json!(["leftHand", "rightHand"]),
+        "{report}"
+    );
+    let bones = report["bones"].as_object().unwrap();
+    for bone in [
+        "hips",
+        "spine",
+        "chest",
+        "neck",
+        "head",
+        "leftShoulder",
+        "leftUpperArm",
+        "leftLowerArm",
+        "rightShoulder",
+        "rightUpperArm",
+        "rightLowerArm",
+        "leftUpperLeg",
+        "leftLowerLeg",
+        "leftFoot",
+        "leftToes",
+        "rightUpperLeg",
+        "rightLowerLeg",
+        "rightFoot",
+        "rightToes",
+    ] {
+        assert!(bones.contains_key(bone), "{bone} not mapped: {report}");
+    }
+    for bone in bones.keys() {
+        assert!(
+            !bone.contains("Thumb") && !bone.contains("Index") && !bone.ends_with("Hand"),
+            "{bone} mapped on a rig without hands: {report}"
+        );
+    }
+    // Each bone is the mannequin joint of its own name (the mannequin names its joints by
+    // their canonical bones).
+    for (bone, joint) in bones {
+        assert_eq!(
+            joint.as_str().unwrap().to_ascii_lowercase(),
+            bone.to_ascii_lowercase(),
+            "{report}"
+        );
+    }
+    let text = humanoid_ok(&["map", s(&rig)]).stdout;
+    assert!(
+        text.contains("missing required bones: leftHand, rightHand"),
+        "{text}"
+    );
+    // A VRM needs every required bone: refused, naming them.
+    let vrm = dir.path().join("handless.vrm");
+    let run = humanoid(&["convert", s(&rig), s(&vrm)]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("leftHand") && run.stderr.contains("rightHand"),
+        "{}",
+        run.stderr
+    );
+    assert!(!vrm.exists());
 }

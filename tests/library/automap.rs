@@ -4,9 +4,8 @@
 //! the same bones (the removed ones missing), and **never a wrong bone**.
 //!
 //! "Right" comes from outside the mapper: a rig's own declaration (the mannequin, VRM,
-//! H-Anim), or for a rig that declares none a hand-written expectation of its torso and limbs
-//! (from its hierarchy; the bones beyond those, fingers and toes, are taken from the mapping of
-//! the unchanged rig once its torso and limbs are right). Each variant is built in the model
+//! H-Anim), or for a rig that declares none the answer written by hand from its hierarchy in
+//! `mapping_truth.toml` (every bone, fingers and toes included). Each variant is built in the model
 //! (no file written) and mapped two ways: the `--map auto` path (the best table, else the
 //! auto-mapper; [`map_rig`]) and the auto-mapper alone ([`auto_map`]). The totals are printed
 //! per variant kind (`cargo test --test library automap -- --nocapture`); missing is allowed, wrong is
@@ -926,38 +925,18 @@ mod corpus {
         })
     }
 
-    /// A rig that declares no humanoid: its torso and limbs written out by hand (`@` is the
-    /// side's marker), the rest from the mapping of the unchanged rig once those are right.
-    fn expected(file: &str, left: &str, right: &str, list: &[(&str, &str)]) -> Rig {
+    /// A rig that declares no humanoid, with its answer written by hand from its hierarchy in
+    /// `mapping_truth.toml` (never from the mapper's output).
+    fn expected(file: &str) -> Rig {
         let asset = humanoid::read_asset(&corpus().join(file)).unwrap().asset;
-        let s = &asset.skeleton;
+        let truth = crate::mapping_truth::truths()
+            .into_iter()
+            .find(|t| t.file == file)
+            .unwrap_or_else(|| panic!("{file}: no truth in mapping_truth.toml"));
         let mut reference = BoneMap::new();
-        for (bone, name) in list {
-            let pairs: Vec<(String, String)> = if let Some(bone) = bone.strip_prefix('@') {
-                vec![
-                    (format!("left{bone}"), name.replace('@', left)),
-                    (format!("right{bone}"), name.replace('@', right)),
-                ]
-            } else {
-                vec![(bone.to_string(), name.to_string())]
-            };
-            for (bone, name) in pairs {
-                let bone: HumanBone = bone.parse().unwrap();
-                let joint = s
-                    .find(&name)
-                    .unwrap_or_else(|| panic!("{file}: no joint {name}"));
-                reference.set(bone, Some(joint));
-            }
-        }
-        let library = Library::builtin().unwrap();
-        let base = map_rig(&asset, &library, Choice::Detect, Path::new(file)).unwrap();
-        for (bone, joint) in reference.iter() {
-            assert_eq!(base.bones.get(bone), Some(joint), "{file}: {bone}");
-        }
-        for (bone, joint) in base.bones.iter() {
-            if reference.get(bone).is_none() && reference.bone_of(joint).is_none() {
-                reference.set(bone, Some(joint));
-            }
+        for (bone, name) in &truth.bones {
+            let joint = crate::mapping_truth::corpus::resolve(&asset, file, name);
+            reference.set(*bone, Some(joint));
         }
         Rig {
             name: file.to_owned(),
@@ -966,123 +945,25 @@ mod corpus {
         }
     }
 
-    const MIXAMO: [(&str, &str); 9] = [
-        ("hips", "mixamorig:Hips"),
-        ("spine", "mixamorig:Spine"),
-        ("head", "mixamorig:Head"),
-        ("@UpperArm", "mixamorig:@Arm"),
-        ("@LowerArm", "mixamorig:@ForeArm"),
-        ("@Hand", "mixamorig:@Hand"),
-        ("@UpperLeg", "mixamorig:@UpLeg"),
-        ("@LowerLeg", "mixamorig:@Leg"),
-        ("@Foot", "mixamorig:@Foot"),
-    ];
-
     fn rigs() -> Vec<Rig> {
-        let mut rigs = vec![
-            expected("gltf/Xbot_blender_reexport.glb", "Left", "Right", &MIXAMO),
-            expected("gltf/Soldier.glb", "Left", "Right", &MIXAMO),
-            expected("bvh/mixamo_freebvh.bvh", "Left", "Right", &MIXAMO),
-            expected(
-                "gltf/CesiumMan.glb",
-                "L",
-                "R",
-                &[
-                    ("hips", "Skeleton_torso_joint_1"),
-                    ("spine", "Skeleton_torso_joint_2"),
-                    ("head", "Skeleton_neck_joint_2"),
-                    ("leftUpperArm", "Skeleton_arm_joint_L__4_"),
-                    ("leftLowerArm", "Skeleton_arm_joint_L__3_"),
-                    ("leftHand", "Skeleton_arm_joint_L__2_"),
-                    ("rightUpperArm", "Skeleton_arm_joint_R"),
-                    ("rightLowerArm", "Skeleton_arm_joint_R__2_"),
-                    ("rightHand", "Skeleton_arm_joint_R__3_"),
-                    ("@UpperLeg", "leg_joint_@_1"),
-                    ("@LowerLeg", "leg_joint_@_2"),
-                    ("@Foot", "leg_joint_@_3"),
-                ],
-            ),
-            expected(
-                "gltf/RiggedFigure.glb",
-                "L",
-                "R",
-                &[
-                    ("hips", "torso_joint_1"),
-                    ("spine", "torso_joint_2"),
-                    ("head", "neck_joint_2"),
-                    ("@UpperArm", "arm_joint_@_1"),
-                    ("@LowerArm", "arm_joint_@_2"),
-                    ("@Hand", "arm_joint_@_3"),
-                    ("@UpperLeg", "leg_joint_@_1"),
-                    ("@LowerLeg", "leg_joint_@_2"),
-                    ("@Foot", "leg_joint_@_3"),
-                ],
-            ),
-            // The legs hang from Body; the feet from the root; no hand joint.
-            expected(
-                "gltf/RobotExpressive.glb",
-                "L",
-                "R",
-                &[
-                    ("hips", "Body"),
-                    ("spine", "Hips"),
-                    ("head", "Head"),
-                    ("@UpperArm", "UpperArm.@"),
-                    ("@LowerArm", "LowerArm.@"),
-                    ("@UpperLeg", "UpperLeg.@"),
-                    ("@LowerLeg", "LowerLeg.@"),
-                ],
-            ),
-            expected(
-                "gltf/mannequiny.glb",
-                "l",
-                "r",
-                &[
-                    ("hips", "pelvis"),
-                    ("spine", "spine_01"),
-                    ("head", "head"),
-                    ("@UpperArm", "upperarm.@"),
-                    ("@LowerArm", "lowerarm.@"),
-                    ("@Hand", "hand.@"),
-                    ("@UpperLeg", "thigh.@"),
-                    ("@LowerLeg", "calf.@"),
-                    ("@Foot", "foot.@"),
-                ],
-            ),
-            // Biovision: Collar = shoulder, Shoulder = upper arm, Wrist = hand, Hip = upper leg.
-            expected(
-                "bvh/mocapbank_walk.bvh",
-                "Left",
-                "Right",
-                &[
-                    ("hips", "Hips"),
-                    ("spine", "Chest"),
-                    ("head", "Head"),
-                    ("@UpperArm", "@Shoulder"),
-                    ("@LowerArm", "@Elbow"),
-                    ("@Hand", "@Wrist"),
-                    ("@UpperLeg", "@Hip"),
-                    ("@LowerLeg", "@Knee"),
-                    ("@Foot", "@Ankle"),
-                ],
-            ),
-            expected(
-                "bvh/cmu_131_01_3dsmax.bvh",
-                "Left",
-                "Right",
-                &[
-                    ("hips", "Hips"),
-                    ("spine", "lowerback"),
-                    ("head", "Head"),
-                    ("@UpperArm", "@Shoulder"),
-                    ("@LowerArm", "@Elbow"),
-                    ("@Hand", "@Wrist"),
-                    ("@UpperLeg", "@Hip"),
-                    ("@LowerLeg", "@Knee"),
-                    ("@Foot", "@Ankle"),
-                ],
-            ),
-        ];
+        let mut rigs: Vec<Rig> = [
+            "gltf/Xbot_blender_reexport.glb",
+            "gltf/Soldier.glb",
+            "bvh/mixamo_freebvh.bvh",
+            "gltf/CesiumMan.glb",
+            "gltf/RiggedFigure.glb",
+            "gltf/RobotExpressive.glb",
+            "gltf/mannequiny.glb",
+            "bvh/mocapbank_walk.bvh",
+            "bvh/cmu_131_01_3dsmax.bvh",
+            "fbx/maya_character_7500_binary.fbx",
+            "fbx/maya_human_ik_7400_binary.fbx",
+            "fbx/maya_kenney_character_7700_binary.fbx",
+            "fbx/blender_293_barbarian_7400_binary.fbx",
+        ]
+        .into_iter()
+        .map(expected)
+        .collect();
         for dir in ["vrm", "hanim"] {
             let mut files: Vec<_> = std::fs::read_dir(corpus().join(dir))
                 .unwrap()

@@ -27,6 +27,7 @@ mod khr_character_write;
 mod khr_expression;
 mod khr_skeleton_bone;
 mod mapping_tables;
+mod mapping_truth;
 mod normalize;
 mod read_write;
 mod sockets;

@@ -967,3 +967,47 @@ fn a_rig_without_hands_maps_the_rest_and_names_what_is_missing() {
     );
     assert!(!vrm.exists());
 }
+
+/// `map --explain` shows, for each bone, the winning joint, its score from names and from
+/// shape, and the runner-up: the odd rig's hips are won by the shape alone (no table knows
+/// `zz_root`), and a table passed with `--mappings` takes part by name.
+#[test]
+fn map_explain_shows_each_bones_scores_and_runner_up() {
+    let dir = temp_dir();
+    let rig = write(dir.path(), "bent.glb", &glb(&odd_rig_bent(), &[]));
+    let text = humanoid_ok(&["map", "--explain", s(&rig)]).stdout;
+    assert!(
+        text.contains("why (names and shape weighed together):"),
+        "{text}"
+    );
+    let hips = text
+        .lines()
+        .skip_while(|l| !l.starts_with("why ("))
+        .find(|l| l.trim_start().starts_with("hips "))
+        .unwrap_or_else(|| panic!("no hips line: {text}"));
+    assert!(hips.contains("zz_root [names 0, shape 0.90]"), "{hips}");
+    assert!(hips.contains("runner-up:"), "{hips}");
+
+    let tables = dir.path().join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    write(&tables, "zz-rig.toml", ODD_TABLE.as_bytes());
+    let run = humanoid_ok(&[
+        "map",
+        "--json",
+        "--explain",
+        "--mappings",
+        s(&tables),
+        s(&rig),
+    ]);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let explain = report["explain"].as_array().unwrap();
+    let hips = explain.iter().find(|e| e["bone"] == "hips").unwrap();
+    assert_eq!(hips["joint"], "zz_root", "{hips}");
+    assert_eq!(hips["table"], "zz-rig", "{hips}");
+    assert_eq!(hips["names"], 1.0, "{hips}");
+    assert_eq!(hips["shape"], 0.9, "{hips}");
+    // Both kinds agree on the left hand: names 1 and shape above 0.
+    let hand = explain.iter().find(|e| e["bone"] == "leftHand").unwrap();
+    assert_eq!(hand["joint"], "zz_arm_c", "{hand}");
+    assert!(hand["shape"].as_f64().unwrap() > 0.0, "{hand}");
+}

@@ -757,6 +757,101 @@ fn the_mannequin_maps_the_same_in_every_variant() {
     assert_wrong_at_most(&[mannequin()], (0, 0));
 }
 
+/// Maps `variant` of the mannequin by the one mapper (`--map auto`): no wrong bone, and every
+/// bone of `must` mapped (to its right joint).
+#[track_caller]
+fn assert_maps_right(rig: &Rig, variant: &Variant, must: &[HumanBone]) {
+    let library = Library::builtin().unwrap();
+    let mapping = map_rig(&variant.asset, &library, Choice::Detect, Path::new("rig")).unwrap();
+    let tally = score(rig, variant, &mapping.bones, "--map auto");
+    assert!(tally.wrongs.is_empty(), "{}", tally.wrongs.join("\n"));
+    for bone in must {
+        assert!(mapping.bones.get(*bone).is_some(), "{bone} not mapped");
+    }
+}
+
+/// A joint named `Hips` that is not the hips (the legs hang from its parent, which no table
+/// names): the table's answer breaks the hierarchy, and the shape's keeps the legs: the
+/// parent is the hips and the joint named `Hips` the spine.
+#[test]
+fn a_joint_named_hips_whose_legs_hang_from_its_parent_is_not_the_hips() {
+    let rig = mannequin();
+    let s = &rig.asset.skeleton;
+    let hips = rig.reference.get(HumanBone::Hips).unwrap().index();
+    let spine = rig.reference.get(HumanBone::Spine).unwrap().index();
+    assert_eq!(
+        s.name(s.joint(spine)),
+        "spine",
+        "the mannequin names joints by bone"
+    );
+    let variant = edited(&rig.asset, "Hips on the spine", |raw| {
+        raw[hips].name = "pelvis_root".into();
+        raw[spine].name = "Hips".into();
+    });
+    use HumanBone::*;
+    assert_maps_right(
+        &rig,
+        &variant,
+        &[
+            Hips,
+            Spine,
+            LeftUpperLeg,
+            LeftLowerLeg,
+            LeftFoot,
+            RightUpperLeg,
+            RightFoot,
+        ],
+    );
+}
+
+/// A table that knows the trunk and legs but none of the arms' names (a Blender metarig
+/// exported with renamed arms): the shape fills the arms and fingers, each at its own joint.
+#[test]
+fn arms_no_table_names_are_filled_by_the_shape() {
+    let rig = mannequin();
+    let arm_bones: Vec<HumanBone> = HumanBone::ALL
+        .into_iter()
+        .filter(|b| {
+            let n = b.as_str();
+            [
+                "Shoulder", "Arm", "Hand", "Thumb", "Index", "Middle", "Ring", "Little",
+            ]
+            .iter()
+            .any(|p| n.contains(p))
+        })
+        .collect();
+    let joints: Vec<usize> = arm_bones
+        .iter()
+        .filter_map(|b| rig.reference.get(*b))
+        .map(JointId::index)
+        .collect();
+    let variant = edited(&rig.asset, "arms renamed", |raw| {
+        for &j in &joints {
+            raw[j].name = format!("zz_{j}");
+        }
+    });
+    use HumanBone::*;
+    assert_maps_right(
+        &rig,
+        &variant,
+        &[
+            Hips,
+            Spine,
+            Head,
+            LeftUpperLeg,
+            RightFoot,
+            LeftUpperArm,
+            LeftLowerArm,
+            LeftHand,
+            RightUpperArm,
+            RightLowerArm,
+            RightHand,
+            LeftIndexProximal,
+            RightThumbProximal,
+        ],
+    );
+}
+
 /// A small rig from rows of (name, parent row, world position), every joint weighted, turned
 /// 180° about +Y when `turned`. The names carry no side.
 fn small_rig(rows: &[(&str, Option<usize>, [f32; 3])], turned: bool) -> Asset {

@@ -266,6 +266,11 @@ fn helpers(rig: &Rig<'_>, weighted: &HashSet<JointId>) -> Vec<JointId> {
         .filter(|j| !weighted.is_empty() && !carries.get(j.index()).copied().unwrap_or(true))
         .collect();
     let mut twists = Vec::new();
+    // Each parent's children, found once (a joint with many leaves would otherwise be walked
+    // once per leaf); a joint with more than eight is no limb segment, and its children are
+    // not looked at as twists.
+    let mut siblings: std::collections::HashMap<JointId, Vec<JointId>> =
+        std::collections::HashMap::new();
     for &joint in &rig.joints {
         let is_end = rig.real_children(joint).iter().all(|c| out.contains(c));
         let Some(parent) = skeleton.ancestors(joint).find(|a| rig.set.contains(a)) else {
@@ -274,8 +279,14 @@ fn helpers(rig: &Rig<'_>, weighted: &HashSet<JointId>) -> Vec<JointId> {
         if !is_end || out.contains(&joint) {
             continue;
         }
+        let kids = siblings
+            .entry(parent)
+            .or_insert_with(|| rig.real_children(parent));
+        if kids.len() > 8 {
+            continue;
+        }
         let at = rig.pos(joint) - rig.pos(parent);
-        let on_a_segment = rig.real_children(parent).into_iter().any(|sibling| {
+        let on_a_segment = kids.iter().copied().any(|sibling| {
             if sibling == joint || out.contains(&sibling) {
                 return false;
             }

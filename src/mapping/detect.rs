@@ -1,4 +1,4 @@
-//! Applying tables to a rig and choosing the one that fits best.
+//! Applying a table to a rig: its names, and the pruning to the hierarchy rules.
 //!
 //! A table maps a joint when the joint's name has the same key (`normalize`) as one of the
 //! table's names for a bone. The result is then **pruned**: a bone whose nearest mapped
@@ -7,7 +7,7 @@
 //! whose sides disagree with the others is dropped. What is left always passes the
 //! EXT_skeleton_humanoid hierarchy rules.
 //!
-//! The best table has the most required (VRM 1.0) bones, then the most bones.
+//! Which table is best, and how its names are weighed against the shape, is [`super::solve`].
 
 use std::collections::HashMap;
 
@@ -202,24 +202,4 @@ fn prune_sides(skeleton: &Skeleton, mapping: &mut Mapping) {
     if changed {
         prune(skeleton, mapping);
     }
-}
-
-/// Applies every table and returns the best mapping with its table, or `None` when no table
-/// maps a single bone.
-pub fn best_table<'a>(tables: &'a [Table], asset: &Asset) -> Option<(&'a Table, Mapping)> {
-    let mut best: Option<(&Table, Mapping)> = None;
-    for table in tables {
-        let mapping = apply(table, asset);
-        if mapping.bones.is_empty() {
-            continue;
-        }
-        let better = match &best {
-            None => true,
-            Some((_, current)) => mapping.score() > current.score(),
-        };
-        if better {
-            best = Some((table, mapping));
-        }
-    }
-    best
 }

@@ -117,15 +117,26 @@ fn build(
 fn edited(base: &Asset, kind: &str, edit: impl Fn(&mut [RawJoint])) -> Variant {
     let mut raw = raw_of(base);
     edit(&mut raw);
-    let n = raw.len();
-    let skin: Vec<bool> = (0..n)
-        .map(|i| base.skin_joints.contains(&base.skeleton.joint(i)))
-        .collect();
-    let weighted: Vec<bool> = (0..n)
-        .map(|i| base.weighted_joints.contains(&base.skeleton.joint(i)))
-        .collect();
-    let origin = (0..n).map(|i| Some(base.skeleton.joint(i))).collect();
+    let (origin, skin, weighted) = flags(base);
     build(base, kind, raw, origin, skin, weighted, Vec::new())
+}
+
+/// For each joint of `base`: itself (the origin of an unchanged copy), whether it is a skin
+/// joint, whether it is weighted.
+fn flags(base: &Asset) -> (Vec<Option<JointId>>, Vec<bool>, Vec<bool>) {
+    let s = &base.skeleton;
+    let joints: Vec<JointId> = s.joints().collect();
+    (
+        joints.iter().map(|j| Some(*j)).collect(),
+        joints
+            .iter()
+            .map(|j| base.skin_joints.contains(j))
+            .collect(),
+        joints
+            .iter()
+            .map(|j| base.weighted_joints.contains(j))
+            .collect(),
+    )
 }
 
 fn mat(t: &Trs) -> Mat4 {
@@ -182,14 +193,7 @@ fn with_ik_fk(rig: &Rig) -> Option<Variant> {
     let base = &rig.asset;
     let s = &base.skeleton;
     let mut raw = raw_of(base);
-    let n = raw.len();
-    let mut origin: Vec<Option<JointId>> = (0..n).map(|i| Some(s.joint(i))).collect();
-    let mut skin: Vec<bool> = (0..n)
-        .map(|i| base.skin_joints.contains(&s.joint(i)))
-        .collect();
-    let mut weighted: Vec<bool> = (0..n)
-        .map(|i| base.weighted_joints.contains(&s.joint(i)))
-        .collect();
+    let (mut origin, mut skin, mut weighted) = flags(base);
     if base.weighted_joints.is_empty() {
         // Control chains are told by their missing weights: a rig without skin has none.
         return None;
@@ -236,14 +240,7 @@ fn with_twists(rig: &Rig) -> Option<Variant> {
     let base = &rig.asset;
     let s = &base.skeleton;
     let mut raw = raw_of(base);
-    let n = raw.len();
-    let mut origin: Vec<Option<JointId>> = (0..n).map(|i| Some(s.joint(i))).collect();
-    let mut skin: Vec<bool> = (0..n)
-        .map(|i| base.skin_joints.contains(&s.joint(i)))
-        .collect();
-    let mut weighted: Vec<bool> = (0..n)
-        .map(|i| base.weighted_joints.contains(&s.joint(i)))
-        .collect();
+    let (mut origin, mut skin, mut weighted) = flags(base);
     let skinned = !base.skin_joints.is_empty();
     let has_weights = !base.weighted_joints.is_empty();
     use HumanBone::*;
@@ -452,14 +449,7 @@ fn with_controls(rig: &Rig) -> Option<Variant> {
     let forward = left.cross(Vec3::Y).normalize_or_zero();
     let height = world(HumanBone::Head)?.y - world(HumanBone::LeftFoot).unwrap_or(Vec3::ZERO).y;
     let mut raw = raw_of(base);
-    let n = raw.len();
-    let mut origin: Vec<Option<JointId>> = (0..n).map(|i| Some(s.joint(i))).collect();
-    let mut skin: Vec<bool> = (0..n)
-        .map(|i| base.skin_joints.contains(&s.joint(i)))
-        .collect();
-    let mut weighted: Vec<bool> = (0..n)
-        .map(|i| base.weighted_joints.contains(&s.joint(i)))
-        .collect();
+    let (mut origin, mut skin, mut weighted) = flags(base);
     let skinned = !base.skin_joints.is_empty();
     let mut add = |name: &str, parent: JointId, at: Vec3| {
         let local = mat(&s.rest_world(parent)).inverse() * Mat4::from_translation(at);

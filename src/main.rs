@@ -1,6 +1,7 @@
 //! The `humanoid` command line: parse the arguments, run one subcommand through the library,
-//! turn the result into an exit code (0 ok; 1 invalid input, an impossible conversion or a value
-//! outside a flag's set, e.g. `--to obj`; 2 any other usage error).
+//! turn the result into an exit code (0 ok; 1 invalid input or an impossible conversion; 2 a
+//! usage error: a missing or unknown flag, a value outside a flag's set such as `--to obj`,
+//! arguments that cannot work together).
 
 mod cli;
 
@@ -23,7 +24,7 @@ fn main() -> ExitCode {
         Err(err) if cli::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("humanoid: error: {err}");
-            ExitCode::from(1)
+            err.exit_code()
         }
     }
 }

@@ -19,6 +19,7 @@ use super::{concat, print_diagnostics, write_json, CliError};
 
 /// The arguments of `convert`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = super::batch::CONVERT_EXAMPLES)]
 pub struct ConvertArgs {
     /// `IN OUT`: the input file and the output file (never the input; written through a
     /// temporary file). With `-o DIR`: every path is an input (files, folders, glob patterns).
@@ -87,10 +88,11 @@ pub struct ConvertArgs {
     /// Add the Khronos avatar drafts to a .glb, .gltf or VRM 1.0 output (KHR_character, its
     /// skeleton mapping keyed by the VRM humanoid URI (`uri`, default) or the pull request's
     /// `vrmHumanoid` node indices (`node-index`), a T-pose KHR_character_reference_pose,
-    /// KHR_node_lookat_target nodes). Default: added when the input is not glTF-family.
+    /// KHR_node_lookat_target nodes). Default: not added (plain glTF + EXT_skeleton_humanoid);
+    /// a glTF-family input's own drafts are kept.
     #[arg(long, value_name = "uri|node-index", num_args = 0..=1, default_missing_value = "uri")]
     khr_character: Option<KhrForm>,
-    /// Never add the Khronos avatar drafts.
+    /// Never add the Khronos avatar drafts (the default; kept so scripts that give it work).
     #[arg(long, conflicts_with = "khr_character")]
     no_khr_character: bool,
 }
@@ -170,11 +172,10 @@ impl ConvertArgs {
             return self.run_batch(out, dir, quiet);
         }
         let [input, output] = self.paths.as_slice() else {
-            return Err(humanoid::Error::unsupported(format!(
+            return Err(CliError::Usage(format!(
                 "convert takes IN OUT ({} paths given); for many files give an output folder: convert INPUT… -o DIR --to FORMAT",
                 self.paths.len()
-            ))
-            .into());
+            )));
         };
         let (options, mapping) = self.options()?;
         let mut report = humanoid::convert::convert(input, output, &options)?;
@@ -195,11 +196,21 @@ impl ConvertArgs {
         dir: &Path,
         quiet: bool,
     ) -> Result<ExitCode, CliError> {
+        if let [input] = self.paths.as_slice() {
+            // One file in and `-o out.glb`: meant as `convert IN OUT`.
+            if input.is_file() && names_a_file(dir) {
+                return Err(CliError::Usage(format!(
+                    "-o names the output folder of batch mode, and {} looks like a file; to write one file give it after the input: humanoid convert {} {}",
+                    dir.display(),
+                    input.display(),
+                    dir.display()
+                )));
+            }
+        }
         let Some(to) = self.to else {
-            return Err(humanoid::Error::unsupported(
-                "batch mode (-o DIR) needs --to FORMAT: the format of every output",
-            )
-            .into());
+            return Err(CliError::Usage(
+                "batch mode (-o DIR) needs --to FORMAT: the format of every output".to_owned(),
+            ));
         };
         let (options, mapping) = self.options()?;
         let mapping: Vec<humanoid::Diagnostic> = mapping.iter().cloned().collect();
@@ -212,7 +223,7 @@ impl ConvertArgs {
             paths: self.paths.clone(),
             recursive: self.recursive,
         };
-        let plan = humanoid::batch::plan(&inputs, dir, to.0.extension())?;
+        let plan = super::batch::plan(&inputs, dir, to.0.extension())?;
         let batch = super::batch::Batch {
             force: self.force,
             threads: self.jobs.unwrap_or(0),
@@ -251,4 +262,14 @@ pub(super) fn print_wrote(
     }
     writeln!(out)?;
     Ok(())
+}
+
+/// Whether `-o PATH` looks like an output file rather than a folder: no folder is there and
+/// its extension names a format (`out.glb`, `rig.tres`).
+fn names_a_file(path: &Path) -> bool {
+    !path.is_dir()
+        && (humanoid::formats::Format::for_output(path, None).is_ok()
+            || path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("tres")))
 }

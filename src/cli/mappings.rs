@@ -76,7 +76,7 @@ fn show(out: &mut impl Write, maps: &MapArgs, name: &str) -> Result<ExitCode, Cl
     let library = &tables.library;
     let table = library.get(name).ok_or_else(|| {
         let names: Vec<&str> = library.tables().iter().map(|t| t.name.as_str()).collect();
-        humanoid::Error::unsupported(format!(
+        CliError::Usage(format!(
             "no mapping table named {name:?}; known: {}",
             names.join(", ")
         ))

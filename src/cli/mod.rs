@@ -28,44 +28,71 @@ use clap::{Parser, Subcommand};
 /// Move humanoid characters and animations between glTF (EXT_skeleton_humanoid), VRM, H-Anim,
 /// Godot and rig conventions.
 #[derive(Debug, Parser)]
-#[command(name = "humanoid", version, about)]
+#[command(
+    name = "humanoid",
+    version,
+    about,
+    after_help = "Examples:\n  humanoid convert old-0x.vrm new.vrm --to vrm1     (VRM 0.x to VRM 1.0)\n  humanoid retarget walk.fbx --onto hero.vrm -o walk.vrma\n  humanoid convert figure.x3d figure.glb\n  humanoid convert moves/ -o out/ --to vrma --recursive\n\nExit codes: 0 ok, 1 bad input or an impossible conversion, 2 a usage error."
+)]
 pub struct Args {
     #[command(subcommand)]
     command: Command,
     /// Print no warnings or notes, only errors and results (any subcommand).
-    #[arg(long, global = true)]
+    #[arg(short = 'q', long, global = true)]
     quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Show a file's format, humanoid skeletons, bone map, clips and diagnostics.
+    #[command(
+        after_help = "Examples:\n  humanoid inspect hero.vrm\n  humanoid inspect walk.fbx --json\n  humanoid inspect rig.glb --map mixamo"
+    )]
     Inspect(inspect::InspectArgs),
     /// Convert a file to another format (the output extension or --to decides which).
     Convert(convert::ConvertArgs),
     /// Check a file against its format's rules and the EXT_skeleton_humanoid hierarchy rules
     /// (exit 1 when any error is found).
+    #[command(
+        after_help = "Examples:\n  humanoid validate hero.vrm\n  humanoid validate walk.vrma --json"
+    )]
     Validate(validate::ValidateArgs),
     /// Print the world position and rotation of every humanoid bone at rest (the three-vrm
     /// oracle's output shape with --json).
+    #[command(
+        after_help = "Examples:\n  humanoid pose hero.vrm\n  humanoid pose hero.vrm --anim walk.vrma --uniform 10 --json\n  humanoid pose mannequin.glb --clip wave --times 0,0.5,1"
+    )]
     Pose(pose::PoseArgs),
     /// Play one file's clip on another character (world deltas from the T-pose) and write the
     /// character with the clip added.
     Retarget(retarget::RetargetArgs),
     /// Print where each socket (KHR_virtual_transform) is in the world, at rest or at a time
     /// of a clip.
+    #[command(
+        after_help = "Examples:\n  humanoid sockets hero.vrm\n  humanoid sockets figure.x3d --time 1.5 --json"
+    )]
     Sockets(sockets::SocketsArgs),
     /// Render a character (and its clip) headless to a PNG picture, a contact sheet or an
     /// animated GIF; on a GPU (Vulkan, then GL) or, with --skeleton-only, the skeleton on the
     /// CPU.
     #[cfg(feature = "preview")]
+    #[command(
+        after_help = "Examples:\n  humanoid preview hero.vrm -o hero.png --view three-quarter\n  humanoid preview hero.vrm --anim walk.vrma -o walk.gif\n  humanoid preview walk.bvh -o walk.png --sheet --skeleton-only"
+    )]
     Preview(preview::PreviewArgs),
     /// Find which joint of a rig is which canonical bone (the best table, or the skeleton's
     /// shape); exit 1 when the rig is not a humanoid.
+    #[command(
+        after_help = "Examples:\n  humanoid map walk.fbx\n  humanoid map rig.glb --explain\n  humanoid map rig.glb -o rig.toml   (an editable table; use it with --map rig.toml)"
+    )]
     Map(map::MapCommandArgs),
     /// List, show or check the mapping tables.
+    #[command(
+        after_help = "Examples:\n  humanoid mappings list\n  humanoid mappings show mixamo\n  humanoid mappings lint my-tables/"
+    )]
     Mappings(mappings::MappingsArgs),
     /// Write the bundled mannequin (node channels and EXT_skeleton_humanoid channels).
+    #[command(after_help = "Examples:\n  humanoid demo\n  humanoid demo -o mannequin --force")]
     Demo(demo::DemoArgs),
 }
 
@@ -110,14 +137,14 @@ pub fn finite_seconds(text: &str) -> Result<f32, String> {
 
 /// What parsing the arguments failed with, as the exit code to return.
 ///
-/// A value outside a closed set (`--to obj`, `--view top`) is refused as every other bad input
-/// is: `humanoid: error: --view "top": expected front, side or three-quarter` and exit 1. Any
-/// other usage error is clap's own message and exit 2 (`--help` and `--version` exit 0).
+/// Every usage error exits 2. A value outside a closed set (`--to obj`, `--view top`) gets a
+/// one-line message, `humanoid: error: --view "top": expected front, side or three-quarter`;
+/// any other is clap's own message (`--help` and `--version` exit 0).
 pub fn usage_error(err: &clap::Error) -> ExitCode {
     match invalid_value(err) {
         Some(message) => {
             eprintln!("humanoid: error: {message}");
-            ExitCode::from(1)
+            ExitCode::from(2)
         }
         None => err.exit(),
     }
@@ -169,6 +196,21 @@ pub enum CliError {
     /// Writing to stdout failed.
     #[error("writing output: {0}")]
     Output(#[from] io::Error),
+    /// The arguments cannot work together, found after parsing (exit 2, as clap's own usage
+    /// errors): the message says what to give instead.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl CliError {
+    /// The exit code: 2 for a usage error, 1 for anything else (bad input, an impossible
+    /// conversion, a failed write).
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::Usage(_) => ExitCode::from(2),
+            _ => ExitCode::from(1),
+        }
+    }
 }
 
 /// Whether the error is a closed stdout (`humanoid inspect x | head`), which counts as success.

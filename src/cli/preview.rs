@@ -32,8 +32,8 @@ pub struct PreviewArgs {
     #[arg(long, value_name = "VIEW", value_enum, default_value_t = ViewArg::Front)]
     view: ViewArg,
     /// Picture size (each panel's with --compare).
-    #[arg(long, value_name = "WxH", default_value = "512x512")]
-    size: String,
+    #[arg(long, value_name = "WxH", default_value = "512x512", value_parser = parse_size)]
+    size: (u32, u32),
     /// Frames of a GIF or sheet, spread over the clip (default: 15 per second; a sheet: 8).
     #[arg(long, value_name = "N", conflicts_with = "fps")]
     frames: Option<u32>,
@@ -85,7 +85,7 @@ enum BackendArg {
 impl PreviewArgs {
     /// The library's options.
     pub fn options(&self) -> Result<PreviewOptions, humanoid::Error> {
-        let (width, height) = parse_size(&self.size).map_err(humanoid::Error::unsupported)?;
+        let (width, height) = self.size;
         Ok(PreviewOptions {
             anim: self.anim.clone(),
             clip: self.clip.clone(),
@@ -141,11 +141,11 @@ impl PreviewArgs {
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let (w, h) = text
         .split_once(['x', 'X'])
-        .ok_or_else(|| format!("--size {text:?}: expected WIDTHxHEIGHT, e.g. 512x512"))?;
+        .ok_or_else(|| format!("{text:?}: expected WIDTHxHEIGHT, e.g. 512x512"))?;
     let number = |s: &str| {
         s.trim()
             .parse::<u32>()
-            .map_err(|_| format!("--size {text:?}: expected WIDTHxHEIGHT, e.g. 512x512"))
+            .map_err(|_| format!("{text:?}: expected WIDTHxHEIGHT, e.g. 512x512"))
     };
     Ok((number(w)?, number(h)?))
 }

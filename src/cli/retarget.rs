@@ -17,6 +17,7 @@ use super::{concat, print_diagnostics, write_json, CliError};
 
 /// The arguments of `retarget`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = super::batch::RETARGET_EXAMPLES)]
 pub struct RetargetArgs {
     /// The animation: a glTF/GLB with a humanoid (or a rig --map can map), a .vrma, a BVH.
     /// Several (files, folders, glob patterns) select batch mode.
@@ -160,10 +161,9 @@ impl RetargetArgs {
     /// Every animation retargeted onto every character, each alone, in parallel.
     fn run_batch(&self, out: &mut impl Write) -> Result<ExitCode, CliError> {
         let Some(to) = self.to else {
-            return Err(humanoid::Error::unsupported(
-                "batch mode (several animations or characters, or -o DIR) needs --to FORMAT: the format of every output",
-            )
-            .into());
+            return Err(CliError::Usage(
+                "batch mode (several animations or characters, or -o DIR) needs --to FORMAT: the format of every output".to_owned(),
+            ));
         };
         let (options, mapping) = self.options()?;
         let mapping: Vec<humanoid::Diagnostic> = mapping.iter().cloned().collect();
@@ -176,7 +176,7 @@ impl RetargetArgs {
             recursive: self.recursive,
         };
         let dir: &Path = &self.out;
-        let plan = humanoid::batch::plan_onto(&inputs, &self.onto, dir, to.0.extension())?;
+        let plan = super::batch::plan_onto(&inputs, &self.onto, dir, to.0.extension())?;
         let batch = super::batch::Batch {
             force: self.force,
             threads: self.jobs.unwrap_or(0),

@@ -187,3 +187,42 @@ fn a_godot_mappings_diagnostics_are_in_the_text_output() {
     let table: toml::Table = toml.parse().unwrap_or_else(|e| panic!("{e}: {toml}"));
     assert_eq!(table["name"].as_str(), Some("twice"), "{toml}");
 }
+
+/// `--help` of the tool and of every subcommand ends with examples, and every example parses
+/// as the arguments it shows (so an example cannot name a flag that is gone).
+#[test]
+fn every_help_ends_with_examples_that_parse() {
+    let mut command = Args::command();
+    let mut helps = vec![(
+        "humanoid".to_owned(),
+        command.render_long_help().to_string(),
+    )];
+    for sub in command.get_subcommands_mut() {
+        let name = sub.get_name().to_owned();
+        if name == "help" {
+            continue;
+        }
+        helps.push((name, sub.render_long_help().to_string()));
+    }
+    for (name, help) in helps {
+        let (_, examples) = help
+            .split_once("Examples:\n")
+            .unwrap_or_else(|| panic!("humanoid {name} --help has no examples:\n{help}"));
+        // Example lines start with `humanoid`; indented lines under them explain.
+        let lines: Vec<&str> = examples
+            .lines()
+            .map(str::trim)
+            .take_while(|l| !l.is_empty())
+            .filter(|l| l.starts_with("humanoid"))
+            .collect();
+        assert!(lines.len() >= 2, "{name}: {lines:?}");
+        for line in lines {
+            // What follows three spaces is a comment.
+            let command = line.split("   ").next().unwrap_or(line);
+            let words: Vec<&str> = command.split_whitespace().collect();
+            if let Err(e) = Args::try_parse_from(&words) {
+                panic!("{name}: the example {line:?} does not parse: {e}");
+            }
+        }
+    }
+}

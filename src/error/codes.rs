@@ -101,6 +101,7 @@ pub const CODES: &[CodeInfo] = &[
 
     // CLIP_
     code("CLIP_CHOSEN", INFO, "The input has several clips and one was taken for a one-clip operation; the message says which and why (choose another with --clip NAME)"),
+    code("CLIP_STATIC", WARNING, "A clip lasts a while but moves nothing: every track keeps one value (a take baked before its keys, the wrong take, a held pose); it plays, or retargets, as that one pose for its whole length"),
 
     // CONTACTS_
     code("CONTACTS_NOT_PLANTED", WARNING, "Retarget with contacts: nothing could be planted (no legs mapped on a side, or no foot of the clip rests on a ground); the output is the exact world-delta copy (--contacts off)"),

@@ -138,13 +138,54 @@ fn not_found(asset: &Asset, name: Option<&str>, file: &Path) -> Error {
 /// Whether a clip moves: it lasts at least [`MIN_MOTION_SECONDS`] and some track's keys
 /// change value.
 pub fn moves(clip: &Clip) -> bool {
+    lasts(clip) >= MIN_MOTION_SECONDS && clip.tracks().iter().any(changes)
+}
+
+/// Seconds from a clip's first key to its last.
+fn lasts(clip: &Clip) -> f32 {
     let start = clip
         .tracks()
         .iter()
         .map(Track::start_time)
         .fold(f32::INFINITY, f32::min);
-    let lasts = clip.duration() - start.min(clip.duration());
-    lasts >= MIN_MOTION_SECONDS && clip.tracks().iter().any(changes)
+    clip.duration() - start.min(clip.duration())
+}
+
+/// Warns (`CLIP_STATIC`) of each clip that lasts at least [`MIN_MOTION_SECONDS`] and moves
+/// nothing: every track keeps its first value. A clip shorter than that is a pose, as meant.
+///
+/// ```
+/// use humanoid::model::clip::{Clip, Property, Track, TrackTarget};
+/// use humanoid::model::clip_choice::report_static;
+/// use humanoid::model::HumanBone;
+/// use humanoid::math::sample::Interpolation;
+/// use humanoid::Diagnostics;
+///
+/// let held = Track::new(
+///     TrackTarget::Bone(HumanBone::Hips), Property::Translation, Interpolation::Linear,
+///     vec![0.0, 4.9], vec![0.0, 1.0, 0.0, 0.0, 1.0, 0.0],
+/// )?;
+/// let mut clip = Clip::new("Take 001");
+/// clip.add_track(held);
+/// let mut diagnostics = Diagnostics::new();
+/// report_static(std::slice::from_ref(&clip), &mut diagnostics);
+/// assert!(diagnostics.iter().any(|d| d.code == "CLIP_STATIC"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn report_static(clips: &[Clip], diagnostics: &mut Diagnostics) {
+    for clip in clips {
+        let lasts = lasts(clip);
+        if lasts >= MIN_MOTION_SECONDS && !clip.tracks().iter().any(changes) {
+            diagnostics.warn(
+                "CLIP_STATIC",
+                format!("clip {:?}", clip.name),
+                format!(
+                    "the clip lasts {lasts:.2} s and moves nothing: each of its {} tracks keeps one value, so it plays as one held pose; check the export (the wrong take, or keys baked away)",
+                    clip.tracks().len()
+                ),
+            );
+        }
+    }
 }
 
 /// Whether some key of `track` differs from its first.

@@ -250,8 +250,14 @@ fn extension(path: &Path) -> String {
         .to_ascii_lowercase()
 }
 
+/// The names of the formats we write (FBX, read only, is not offered).
 fn names() -> String {
-    Format::ALL.map(Format::name).join(", ")
+    Format::ALL
+        .into_iter()
+        .filter(|f| f.can_write())
+        .map(Format::name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl fmt::Display for Format {
@@ -282,6 +288,17 @@ mod tests {
             assert_eq!(format.name().parse::<Format>().unwrap(), format);
         }
         assert!("obj".parse::<Format>().is_err());
+    }
+
+    /// An output whose extension names no format lists the formats `--to` takes, which are
+    /// those we write: not FBX.
+    #[test]
+    fn an_unknown_output_extension_lists_only_what_we_write() {
+        let message = Format::for_output(Path::new("out.obj"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("glb, gltf"), "{message}");
+        assert!(!message.contains("fbx"), "{message}");
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //! name has its own folder as root, a folder (with `recursive`, its subfolders too) is its own
 //! root. Reading a folder never follows a symbolic link out of it. Existing outputs are skipped
 //! unless `force`, so an interrupted run resumes; each output is written atomically, so a
-//! killed run never leaves half a file.
+//! killed run never leaves half a file. What cannot work whatever the inputs hold (an output
+//! folder that is a file, a folder or glob pattern that gives no input, a folder whose inputs
+//! are all in subfolders without `recursive`) is refused before any input is read
+//! ([`Unusable`]).
 //!
 //! ```
 //! use humanoid::batch::{plan, Inputs};
@@ -70,12 +73,116 @@ pub fn is_input(path: &Path) -> bool {
     Format::for_input(path).is_ok() && !path.is_dir()
 }
 
+/// Why a batch cannot start, found before any input is read: what was asked for cannot work
+/// whatever the inputs hold. [`plan`] and [`plan_onto`] refuse these as [`Error::Unsupported`]
+/// with this text; [`try_plan`] and [`try_plan_onto`] return them as they are (the command
+/// line calls them usage errors: exit 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unusable {
+    /// The output folder, or a folder above it, is a file.
+    #[error("{} is a file: a batch writes its outputs into a folder", .0.display())]
+    OutputIsAFile(PathBuf),
+    /// A folder holds no input at its top level but its subfolders do, and `recursive` was not
+    /// asked for.
+    #[error(
+        "{} holds no file of a format humanoid reads at its top level; its subfolders hold {below}: add --recursive",
+        folder.display()
+    )]
+    OnlyInSubfolders {
+        /// The folder as given.
+        folder: PathBuf,
+        /// The inputs its subfolders hold.
+        below: usize,
+    },
+    /// A folder (with `recursive`, its subfolders too) holds no input at all.
+    #[error(
+        "{} holds no file of a format humanoid reads{} ({READ_EXTENSIONS})",
+        folder.display(),
+        if *recursive { " in it or its subfolders" } else { ", nor do its subfolders" }
+    )]
+    EmptyFolder {
+        /// The folder as given.
+        folder: PathBuf,
+        /// Whether its subfolders were read.
+        recursive: bool,
+    },
+    /// A glob pattern matches no input.
+    #[error("{0}: the pattern matches no file of a format humanoid reads ({READ_EXTENSIONS})")]
+    NoMatch(String),
+    /// Two characters of [`plan_onto`] have the same file stem, so their output folders would be
+    /// one.
+    #[error(
+        "--onto {} and --onto {} have the same name: their outputs would share {}; rename one",
+        first.display(),
+        second.display(),
+        folder.display()
+    )]
+    SameModelName {
+        /// The first character.
+        first: PathBuf,
+        /// The second.
+        second: PathBuf,
+        /// The output folder they would share.
+        folder: PathBuf,
+    },
+}
+
+/// The extensions a batch takes from a folder or a glob pattern, for messages.
+const READ_EXTENSIONS: &str = ".glb .gltf .vrm .vrma .bvh .fbx .x3d .x3dv .wrl .tres …";
+
+/// What stops a plan: a request that cannot work ([`Unusable`]), or an input that cannot be
+/// read.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// What was asked for cannot work.
+    #[error(transparent)]
+    Unusable(#[from] Unusable),
+    /// An input does not exist or cannot be read, a glob pattern does not parse.
+    #[error(transparent)]
+    Failed(#[from] Error),
+}
+
+impl From<PlanError> for Error {
+    fn from(error: PlanError) -> Error {
+        match error {
+            PlanError::Unusable(unusable) => Error::unsupported(unusable.to_string()),
+            PlanError::Failed(error) => error,
+        }
+    }
+}
+
 /// The plan of a batch writing `extension` files into `out_dir`.
 ///
 /// # Errors
-/// An input that does not exist, a glob pattern that does not parse or matches nothing, a
-/// folder that cannot be read.
+/// What [`try_plan`] refuses; an [`Unusable`] request as an [`Error::Unsupported`].
 pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Error> {
+    try_plan(inputs, out_dir, extension).map_err(Error::from)
+}
+
+/// The plan of a batch writing `extension` files into `out_dir`, telling a request that cannot
+/// work from an input that cannot be read.
+///
+/// ```
+/// use humanoid::batch::{try_plan, Inputs, PlanError, Unusable};
+///
+/// let dir = tempfile::tempdir()?;
+/// humanoid::demo::write_demo(&dir.path().join("sub"), false)?;
+/// let inputs = Inputs { paths: vec![dir.path().to_path_buf()], recursive: false };
+/// let refused = try_plan(&inputs, &dir.path().join("out"), "x3d").unwrap_err();
+/// assert!(matches!(refused, PlanError::Unusable(Unusable::OnlyInSubfolders { below: 2, .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`PlanError::Unusable`]: `out_dir` (or a folder above it) is a file; a folder holds no input
+/// (saying when its subfolders do and `recursive` is missing); a glob pattern matches no input.
+/// [`PlanError::Failed`]: an input that does not exist, a glob pattern that does not parse, a
+/// folder that cannot be read.
+pub fn try_plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, PlanError> {
+    if let Some(file) = file_in_the_way(out_dir) {
+        return Err(Unusable::OutputIsAFile(file).into());
+    }
     let mut found: Vec<(PathBuf, PathBuf)> = Vec::new(); // (input, path relative to its root)
     for given in &inputs.paths {
         let text = given.to_string_lossy();
@@ -95,15 +202,17 @@ pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Er
                 }
             }
             if !any {
-                return Err(Error::unsupported(format!(
-                    "{text}: the pattern matches no file of a format humanoid reads"
-                )));
+                return Err(Unusable::NoMatch(text.into_owned()).into());
             }
             continue;
         }
         let metadata = std::fs::metadata(given).map_err(|e| Error::io(given, e))?;
         if metadata.is_dir() {
+            let before = found.len();
             walk(given, given, inputs.recursive, &mut found)?;
+            if found.len() == before {
+                return Err(empty_folder(given, inputs.recursive)?.into());
+            }
         } else {
             let name = PathBuf::from(given.file_name().unwrap_or_default());
             found.push((given.clone(), name));
@@ -145,6 +254,35 @@ pub fn plan(inputs: &Inputs, out_dir: &Path, extension: &str) -> Result<Plan, Er
     plan.jobs.sort_by(|a, b| a.input.cmp(&b.input));
     plan.refused.sort_by(|a, b| a.input.cmp(&b.input));
     Ok(plan)
+}
+
+/// The nearest of `out_dir` and the folders above it that exists, when it is not a folder: no
+/// output could be written below it.
+fn file_in_the_way(out_dir: &Path) -> Option<PathBuf> {
+    let existing = out_dir
+        .ancestors()
+        .filter(|p| !p.as_os_str().is_empty())
+        .find(|p| std::fs::symlink_metadata(p).is_ok())?;
+    (!existing.is_dir()).then(|| existing.to_path_buf())
+}
+
+/// Why `folder` gave no input: empty, or (without `recursive`) its inputs are all in
+/// subfolders.
+fn empty_folder(folder: &Path, recursive: bool) -> Result<Unusable, Error> {
+    if !recursive {
+        let mut below = Vec::new();
+        walk(folder, folder, true, &mut below)?;
+        if !below.is_empty() {
+            return Ok(Unusable::OnlyInSubfolders {
+                folder: folder.to_path_buf(),
+                below: below.len(),
+            });
+        }
+    }
+    Ok(Unusable::EmptyFolder {
+        folder: folder.to_path_buf(),
+        recursive,
+    })
 }
 
 /// The most `**` a pattern may hold: each one walks the whole tree below it, so three over a
@@ -194,16 +332,30 @@ pub fn plan_onto(
     out_dir: &Path,
     extension: &str,
 ) -> Result<Plan, Error> {
+    try_plan_onto(inputs, models, out_dir, extension).map_err(Error::from)
+}
+
+/// [`plan_onto`], telling a request that cannot work from an input that cannot be read (as
+/// [`try_plan`] does).
+///
+/// # Errors
+/// As [`try_plan`]; two models with the same file stem ([`Unusable::SameModelName`]).
+pub fn try_plan_onto(
+    inputs: &Inputs,
+    models: &[PathBuf],
+    out_dir: &Path,
+    extension: &str,
+) -> Result<Plan, PlanError> {
     let mut stems = BTreeMap::new();
     for model in models {
         let stem = model.file_stem().unwrap_or_default().to_owned();
         if let Some(other) = stems.insert(stem, model) {
-            return Err(Error::unsupported(format!(
-                "--onto {} and --onto {} have the same name: their outputs would share {}; rename one",
-                other.display(),
-                model.display(),
-                out_dir.join(model.file_stem().unwrap_or_default()).display()
-            )));
+            return Err(Unusable::SameModelName {
+                first: other.clone(),
+                second: model.clone(),
+                folder: out_dir.join(model.file_stem().unwrap_or_default()),
+            }
+            .into());
         }
     }
     let mut all = Plan::default();
@@ -212,7 +364,7 @@ pub fn plan_onto(
             [_] => out_dir.to_path_buf(),
             _ => out_dir.join(model.file_stem().unwrap_or_default()),
         };
-        let one = plan(inputs, &dir, extension)?;
+        let one = try_plan(inputs, &dir, extension)?;
         all.jobs.extend(one.jobs.into_iter().map(|job| Job {
             with: Some(model.clone()),
             ..job
@@ -519,6 +671,90 @@ mod tests {
             recursive: false,
         };
         assert_eq!(plan(&spelled, &out, "glb").unwrap().jobs.len(), 1);
+    }
+
+    /// What cannot work is refused before any input is read, once, saying what to give
+    /// instead: an output folder that is a file, a folder whose inputs are all in subfolders
+    /// without `recursive`, a folder or pattern that gives nothing.
+    #[test]
+    fn what_cannot_work_is_refused_up_front() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("in");
+        touch(&root.join("a/walk.bvh"));
+        touch(&root.join("b/run.bvh"));
+        touch(&root.join("b/notes.txt"));
+        let file = dir.path().join("taken.txt");
+        touch(&file);
+        let unusable = |inputs: &Inputs, out: &Path| match try_plan(inputs, out, "glb") {
+            Err(PlanError::Unusable(u)) => u,
+            other => panic!("not refused as unusable: {other:?}"),
+        };
+        let flat = Inputs {
+            paths: vec![root.clone()],
+            recursive: false,
+        };
+        let out = dir.path().join("out");
+        assert_eq!(
+            unusable(&flat, &file),
+            Unusable::OutputIsAFile(file.clone())
+        );
+        assert_eq!(
+            unusable(&flat, &file.join("deeper")),
+            Unusable::OutputIsAFile(file.clone())
+        );
+        let only_below = unusable(&flat, &out);
+        assert_eq!(
+            only_below,
+            Unusable::OnlyInSubfolders {
+                folder: root.clone(),
+                below: 2
+            }
+        );
+        let text = only_below.to_string();
+        assert!(
+            text.contains("its subfolders hold 2: add --recursive"),
+            "{text}"
+        );
+        // plan() refuses the same, as an Unsupported error with the same text.
+        assert_eq!(plan(&flat, &out, "glb").unwrap_err().to_string(), text);
+        let deep = Inputs {
+            recursive: true,
+            ..flat.clone()
+        };
+        assert_eq!(try_plan(&deep, &out, "glb").unwrap().jobs.len(), 2);
+        let empty = dir.path().join("empty");
+        std::fs::create_dir_all(empty.join("sub")).unwrap();
+        for recursive in [false, true] {
+            let inputs = Inputs {
+                paths: vec![root.join("a/walk.bvh"), empty.clone()],
+                recursive,
+            };
+            assert_eq!(
+                unusable(&inputs, &out),
+                Unusable::EmptyFolder {
+                    folder: empty.clone(),
+                    recursive
+                }
+            );
+        }
+        let pattern = Inputs {
+            paths: vec![root.join("*.fbx")],
+            recursive: false,
+        };
+        assert!(matches!(unusable(&pattern, &out), Unusable::NoMatch(_)));
+        let missing = Inputs {
+            paths: vec![root.join("missing.bvh")],
+            recursive: false,
+        };
+        assert!(matches!(
+            try_plan(&missing, &out, "glb"),
+            Err(PlanError::Failed(Error::Io { .. }))
+        ));
+        let models = [dir.path().join("x/hero.vrm"), dir.path().join("y/hero.glb")];
+        assert!(matches!(
+            try_plan_onto(&deep, &models, &out, "vrma"),
+            Err(PlanError::Unusable(Unusable::SameModelName { .. }))
+        ));
     }
 
     fn plan_error(inputs: &Inputs, out: &Path) -> String {

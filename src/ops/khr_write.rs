@@ -55,8 +55,8 @@ pub enum MappingForm {
 /// Whether a glTF-family write adds the avatar drafts (`--khr-character`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum KhrCharacter {
-    /// Added to a document built from the model (an H-Anim, BVH, FBX, Godot-mapped input), not
-    /// to a glTF-family input's own document (a glTF → glTF write stays as it was).
+    /// Not added: a plain glTF (EXT_skeleton_humanoid declares the humanoid), which every
+    /// client reads as it is; a glTF-family input's own drafts are kept as they were.
     #[default]
     Auto,
     /// Never added.
@@ -66,11 +66,10 @@ pub enum KhrCharacter {
 }
 
 impl KhrCharacter {
-    /// The form to write for a document that was (`carried`) or was not the input's own, or
-    /// `None` when nothing is written.
-    pub fn form(self, carried: bool) -> Option<MappingForm> {
+    /// The form to write, or `None` when nothing is added (the drafts are opt-in: a draft
+    /// extension is not what three.js, Blender or a validator expect by default).
+    pub fn form(self) -> Option<MappingForm> {
         match self {
-            KhrCharacter::Auto if !carried => Some(MappingForm::Uri),
             KhrCharacter::On(form) => Some(form),
             KhrCharacter::Auto | KhrCharacter::Off => None,
         }

@@ -194,6 +194,7 @@ fn read_from(input: Input<'_>, options: &ReadOptions) -> Result<Read, Error> {
         read_godot(input)?
     };
     let character = &mut read.character;
+    crate::model::clip_choice::report_static(&character.asset.clips, &mut read.diagnostics);
     if character.asset.humanoids.is_empty() {
         match (&options.mapping, format) {
             (Some(mapping), _) => mapping

@@ -99,9 +99,17 @@ pub fn retarget(
         .attach(&mut source, anim)?
         .note(&format!("{} (animation)", anim.display()), &mut diagnostics);
     require_hips(&source, anim, "animation")?;
-    let chosen = crate::model::clip_choice::choose(&source, options.clip.as_deref(), anim)?;
+    let chosen = crate::model::clip_choice::choose(&source, options.clip.as_deref(), anim)
+        .map_err(|e| {
+            if source.clips.is_empty() {
+                swapped_hint(&e, anim, model)
+            } else {
+                e
+            }
+        })?;
     chosen.report(&mut diagnostics);
     let clip = chosen.clip;
+    crate::model::clip_choice::report_static(std::slice::from_ref(clip), &mut diagnostics);
 
     let (mut document, mut target) = model_document(model, &mut diagnostics)?;
     let declared = !target.humanoids.is_empty();
@@ -664,6 +672,25 @@ fn bake_run(
 /// The model as a glTF document (the retargeted clip is written into it) and its asset. A
 /// glTF-family model is its own document; any other model we read (FBX, H-Anim, BVH) is built
 /// into one with its meshes, as `convert` builds it, so the output is a GLB or glTF.
+/// The error for an animation file with no clip, with what the user most likely meant: the
+/// motion comes first and the character after `--onto`, so a model that has clips where the
+/// "animation" has none means the two were swapped.
+fn swapped_hint(error: &Error, anim: &Path, model: &Path) -> Error {
+    let model_clips = read(model).map_or(0, |m| m.asset.clips.len());
+    Error::unsupported(if model_clips > 0 {
+        format!(
+            "{error}, while {} has {model_clips}: were the two swapped? The motion comes first and the character after --onto (retarget {} --onto {} -o OUT)",
+            model.display(),
+            model.display(),
+            anim.display()
+        )
+    } else {
+        format!(
+            "{error}: retarget needs a motion first (a BVH, FBX take, VRMA or animated glTF) and the character to play it on after --onto"
+        )
+    })
+}
+
 fn model_document(
     model: &Path,
     diagnostics: &mut Diagnostics,

@@ -171,10 +171,10 @@ fn write_gltf_family(
     let inputs: Vec<&Path> = character.source.iter().map(PathBuf::as_path).collect();
     let mut diagnostics = Diagnostics::new();
     let carried = character.carry.get::<gltf::Document>().is_some();
-    let khr_form = match options.khr_character.form(carried) {
+    let khr_form = match options.khr_character.form() {
         Some(form) if matches!(target, Format::Glb | Format::Gltf | Format::Vrm1) => Some(form),
         Some(_) => {
-            if options.khr_character != crate::ops::khr_write::KhrCharacter::Auto {
+            {
                 diagnostics.warn(
                     "KHR_CHARACTER_NOT_WRITTEN",
                     "",

@@ -157,10 +157,74 @@ fn huge_declared_buffer_in_a_small_file() {
     rejects("huge.glb", &bytes, &["/buffers/0"]);
 }
 
+/// Every usage error exits 2, as the README says: clap's own, a value outside a flag's set, a
+/// value that does not parse, and arguments found not to work together after parsing (each
+/// with what to give instead). Bad input stays exit 1.
 #[test]
 fn usage_errors_exit_2() {
     assert_eq!(humanoid(&["inspect"]).code, 2);
     assert_eq!(humanoid(&["frobnicate"]).code, 2);
+    let (_dir, mannequin, _) = crate::util::demo();
+    let m = s(&mannequin);
+    let refused = |args: &[&str], says: &str| {
+        let run = humanoid(args);
+        assert_eq!(run.code, 2, "{args:?}: {}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+    };
+    refused(
+        &["convert", m, "out.glb", "--to", "obj"],
+        r#"--to "obj": expected glb"#,
+    );
+    refused(
+        &["convert", m, "a", "b"],
+        "convert takes IN OUT (3 paths given)",
+    );
+    // `-o out.glb` meant as the output file: batch mode's -o is a folder.
+    refused(
+        &["convert", m, "-o", "never-written.glb"],
+        &format!("humanoid convert {m} never-written.glb"),
+    );
+    refused(
+        &["mappings", "show", "no-such-table"],
+        "no mapping table named",
+    );
+    #[cfg(feature = "preview")]
+    refused(
+        &["preview", m, "-o", "x.png", "--size", "12"],
+        "expected WIDTHxHEIGHT",
+    );
+    // A missing input is bad input (1), and the message names it.
+    let run = humanoid(&["inspect", "no-such-file.glb"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("no-such-file.glb"), "{}", run.stderr);
+}
+
+/// `retarget CHARACTER --onto MOTION` (swapped): the "motion" has no clip while the character
+/// after --onto has one, so the error says they look swapped and gives the command the
+/// other way round.
+#[test]
+fn swapped_retarget_arguments_get_a_hint() {
+    let (dir, mannequin, _) = crate::util::demo();
+    let still = dir.path().join("walk.bvh");
+    humanoid_ok(&["convert", s(&mannequin), s(&still), "--clip", "walk"]);
+    // A character with no clip: the canonical Godot profile.
+    let model = dir.path().join("profile.tres");
+    humanoid_ok(&["convert", s(&mannequin), s(&model), "--to", "godot-profile"]);
+    let out = dir.path().join("out.vrma");
+    let run = humanoid(&["retarget", s(&model), "--onto", s(&still), "-o", s(&out)]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("were the two swapped?"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("retarget {} --onto {}", s(&still), s(&model))),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
 }
 
 #[test]

@@ -112,7 +112,7 @@ fn non_finite_times_and_huge_counts_are_refused_and_jobs_are_capped() {
     ]);
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
     assert!(
-        run.stdout.contains("1 threads") || run.stdout.contains("2 threads"),
+        run.stdout.contains("1 thread)") || run.stdout.contains("2 threads)"),
         "{}",
         run.stdout
     );

@@ -25,6 +25,7 @@ mod mapping;
 #[cfg(feature = "corpus")]
 mod matrix;
 mod outputs;
+mod readme;
 mod retarget;
 mod sockets;
 mod util;

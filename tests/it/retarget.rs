@@ -752,3 +752,47 @@ fn retarget_refuses_an_fps_that_is_not_a_positive_finite_bounded_rate() {
         "30",
     ]);
 }
+
+/// A take that keys every channel at one value for seconds (a HumanIK FBX baked before its
+/// keys) is reported (`CLIP_STATIC`) when it is read and when it is retargeted; a moving clip
+/// and a one-frame pose are not.
+#[test]
+fn a_clip_that_moves_nothing_is_reported() {
+    use crate::util::{humanoid_ok, s};
+    let (dir, mannequin, _) = crate::util::demo();
+    let walk = dir.path().join("walk.bvh");
+    humanoid_ok(&["convert", s(&mannequin), s(&walk), "--clip", "walk"]);
+    let text = std::fs::read_to_string(&walk).unwrap();
+    let (hierarchy, motion) = text.split_once("MOTION").unwrap();
+    let first_frame = motion
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with(|c: char| c == '-' || c.is_ascii_digit())
+        })
+        .unwrap();
+    let frames = |n: usize| {
+        let mut bvh = format!("{hierarchy}MOTION\nFrames: {n}\nFrame Time: 0.1\n");
+        for _ in 0..n {
+            bvh.push_str(first_frame);
+            bvh.push('\n');
+        }
+        bvh
+    };
+    let held = crate::util::write(dir.path(), "held.bvh", frames(30).as_bytes());
+    let pose = crate::util::write(dir.path(), "pose.bvh", frames(1).as_bytes());
+
+    let said = humanoid_ok(&["inspect", s(&held)]).stdout;
+    assert!(said.contains("CLIP_STATIC"), "{said}");
+    assert!(said.contains("lasts 2.90 s and moves nothing"), "{said}");
+    let out = dir.path().join("held.vrma");
+    let said = humanoid_ok(&["retarget", s(&held), "--onto", s(&mannequin), "-o", s(&out)]).stdout;
+    assert!(said.contains("CLIP_STATIC"), "{said}");
+    for quiet in [&walk, &pose] {
+        let said = humanoid_ok(&["inspect", s(quiet)]).stdout;
+        assert!(!said.contains("CLIP_STATIC"), "{}: {said}", quiet.display());
+    }
+    let out = dir.path().join("walk.vrma");
+    let said = humanoid_ok(&["retarget", s(&walk), "--onto", s(&mannequin), "-o", s(&out)]).stdout;
+    assert!(!said.contains("CLIP_STATIC"), "{said}");
+}

@@ -1993,7 +1993,18 @@ fn reads_the_skin_as_a_skinned_mesh() {
     assert_eq!(mesh.joints[2][..2], [1, 0]);
     assert_eq!(mesh.weights[2], [0.75, 0.25, 0.0, 0.0]);
     assert_eq!(mesh.weights[4], [1.0, 0.0, 0.0, 0.0]);
-    assert!(outcome.diagnostics.contains("HANIM_SKIN_UNWEIGHTED"));
+    let unweighted = outcome
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "HANIM_SKIN_UNWEIGHTED")
+        .expect("HANIM_SKIN_UNWEIGHTED");
+    assert!(
+        unweighted
+            .message
+            .contains("1 skin vertex has no joint weight"),
+        "{}",
+        unweighted.message
+    );
     // The humanoid's scale 2 is in the vertices (metres) like in the joints.
     assert_eq!(mesh.positions[1], [0.4, 2.4, 0.0]);
     // At rest the skin does not move.

@@ -278,25 +278,29 @@ fn normalize_measures_the_declared_reference_pose_not_the_rest() {
     }
 }
 
+/// A GLB made from a BVH is plain glTF by default: EXT_skeleton_humanoid declares the humanoid,
+/// no draft is used, and three.js lists as many animations as `inspect` lists clips (the
+/// drafts' reference pose, an animation of its own, would be a second). `--khr-character`
+/// adds them.
 #[test]
-fn a_non_gltf_input_gets_the_drafts_by_default_and_can_do_without() {
+fn a_non_gltf_input_gets_plain_gltf_by_default_and_the_drafts_on_request() {
     let (dir, glb) = demo();
     let bvh = dir.path().join("mannequin.bvh");
     convert(&glb, &bvh, KhrCharacter::Auto);
-    let out = dir.path().join("from-bvh.glb");
-    let report = convert(&bvh, &out, KhrCharacter::Auto);
-    assert!(report
+    let plain = dir.path().join("from-bvh.glb");
+    let report = convert(&bvh, &plain, KhrCharacter::Auto);
+    assert!(!report
         .diagnostics
         .iter()
         .any(|d| d.code == "KHR_CHARACTER_WRITTEN"));
-    let json = glb_json(&std::fs::read(&out).unwrap());
-    let (key, bones) = mapping_bones(&json);
-    assert_eq!(key, humanoid::ops::khr_write::VRM_HUMANOID_URI);
-    assert_eq!(bones, declared_bones(&out));
-    let off = dir.path().join("off.glb");
-    convert(&bvh, &off, KhrCharacter::Off);
-    let json = glb_json(&std::fs::read(&off).unwrap());
-    assert!(!json.to_string().contains("KHR_character"));
+    let json = glb_json(&std::fs::read(&plain).unwrap());
+    assert!(
+        !json.to_string().contains("KHR_"),
+        "a draft in the plain GLB"
+    );
+    assert_eq!(declared_bones(&plain).len(), 55);
+    let clips = humanoid::read_asset(&bvh).unwrap().asset.clips.len();
+    assert_eq!(json["animations"].as_array().map_or(0, Vec::len), clips);
     // The skeleton mapping's reader finds nothing in it either.
     let nodes: Vec<Option<&str>> = json["nodes"]
         .as_array()
@@ -308,11 +312,26 @@ fn a_non_gltf_input_gets_the_drafts_by_default_and_can_do_without() {
     let read = khr_character::read_root(
         json["extensions"].as_object(),
         &nodes,
-        Path::new("off.glb"),
+        Path::new("from-bvh.glb"),
         &mut diagnostics,
     )
     .unwrap();
     assert!(read.is_none());
+
+    let on = dir.path().join("on.glb");
+    let report = convert(
+        &bvh,
+        &on,
+        KhrCharacter::On(humanoid::ops::khr_write::MappingForm::Uri),
+    );
+    assert!(report
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "KHR_CHARACTER_WRITTEN"));
+    let json = glb_json(&std::fs::read(&on).unwrap());
+    let (key, bones) = mapping_bones(&json);
+    assert_eq!(key, humanoid::ops::khr_write::VRM_HUMANOID_URI);
+    assert_eq!(bones, declared_bones(&on));
 }
 
 /// Every corpus VRM and the mannequin (the corpus's EXT_skeleton_humanoid glTFs are hands

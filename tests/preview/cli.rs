@@ -92,20 +92,28 @@ fn no_adapter_is_a_clear_error() {
 fn usage_errors_name_what_was_expected() {
     let dir = temp();
     let model = mannequin(dir.path());
-    for (args, expected) in [
-        (vec!["-o", "x.jpg"], "written as .png or .gif"),
-        (vec!["-o", "x.png", "--size", "12"], "expected WIDTHxHEIGHT"),
+    for (args, expected, code) in [
+        (vec!["-o", "x.jpg"], "written as .png or .gif", 1),
+        // Bad flag values are usage errors: exit 2.
+        (
+            vec!["-o", "x.png", "--size", "12"],
+            "expected WIDTHxHEIGHT",
+            2,
+        ),
         (
             vec!["-o", "x.png", "--view", "top"],
             "expected front, side or three-quarter",
+            2,
         ),
         (
             vec!["-o", "x.png", "--backend", "metal"],
             "expected vulkan, gl or auto",
+            2,
         ),
         (
             vec!["-o", "x.png", "--clip", "dance", "--skeleton-only"],
             "no clip named \"dance\" (clips: walk, wave)",
+            1,
         ),
     ] {
         let run = humanoid()
@@ -115,7 +123,7 @@ fn usage_errors_name_what_was_expected() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&run.stderr);
-        assert_eq!(run.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(run.status.code(), Some(code), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }

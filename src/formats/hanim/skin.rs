@@ -278,7 +278,11 @@ fn skin_weights(
         notes.push(Note {
             at,
             code: "HANIM_SKIN_UNWEIGHTED",
-            message: format!("{unweighted} skin vertices no joint weights: they follow the root"),
+            message: if unweighted == 1 {
+                "1 skin vertex has no joint weight: it follows the root".to_owned()
+            } else {
+                format!("{unweighted} skin vertices have no joint weight: they follow the root")
+            },
         });
     }
     (joints, weights)

@@ -19,7 +19,13 @@ class InvalidFileError(HumanoidError): ...
 class UnsupportedError(HumanoidError): ...
 class FileAccessError(HumanoidError): ...
 
-def read(path: _Path, map: Optional[str] = None, mappings: Sequence[_Path] = ...) -> Dict[str, Any]: ...
+def read(
+    path: _Path,
+    map: Optional[str] = None,
+    mappings: Sequence[_Path] = ...,
+    bvh_scale: Optional[float] = None,
+) -> Dict[str, Any]:
+    """The Character's fields (arrays, lists, and `meshes`, `source`, `clips` as dicts)."""
 def _read_only(path: _Path) -> int: ...
 def convert(
     src: _Path,
@@ -30,7 +36,7 @@ def convert(
     mappings: Sequence[_Path] = ...,
     clip: Optional[str] = None,
     normalize: bool = False,
-    rest: str = "node",
+    rest: str = "auto",
     rebind: bool = False,
     strip_vrm: bool = False,
     vrm_name: Optional[str] = None,
@@ -39,7 +45,52 @@ def convert(
     bvh_scale: Optional[float] = None,
     bvh_order: Optional[str] = None,
     bvh_units: Optional[str] = None,
+    khr_character: Optional[str] = None,
 ) -> str: ...
+def convert_many(
+    inputs: Sequence[_Path],
+    out_dir: _Path,
+    to: str,
+    jobs: Optional[int] = None,
+    force: bool = False,
+    recursive: bool = False,
+    map: Optional[str] = None,
+    mappings: Sequence[_Path] = ...,
+    clip: Optional[str] = None,
+    normalize: bool = False,
+    rest: str = "auto",
+    rebind: bool = False,
+    strip_vrm: bool = False,
+    vrm_name: Optional[str] = None,
+    vrm_authors: Sequence[str] = ...,
+    vrm_license_url: Optional[str] = None,
+    bvh_scale: Optional[float] = None,
+    bvh_order: Optional[str] = None,
+    bvh_units: Optional[str] = None,
+    khr_character: Optional[str] = None,
+) -> str:
+    """A JSON list: one record per input (input, output, status, code, message, diagnostics, files)."""
+def write(
+    src: _Path,
+    dst: _Path,
+    edits: Dict[str, Any],
+    to: Optional[str] = None,
+    force: bool = False,
+    map: Optional[str] = None,
+    mappings: Sequence[_Path] = ...,
+    bvh_scale: Optional[float] = None,
+    clip: Optional[str] = None,
+    strip_vrm: bool = False,
+    vrm_name: Optional[str] = None,
+    vrm_authors: Sequence[str] = ...,
+    vrm_license_url: Optional[str] = None,
+    bvh_order: Optional[str] = None,
+    bvh_units: Optional[str] = None,
+    khr_character: Optional[str] = None,
+) -> str:
+    """`edits`: the Character's arrays (joints, parents, rest_*, world_*, bones, bone_joints as
+    float32 / int32 arrays; clips as dicts of name and tracks)."""
+def _python_words(message: str) -> str: ...
 def retarget(
     anim: _Path,
     onto: _Path,
@@ -73,7 +124,7 @@ def normalize(
     dst: _Path,
     to: Optional[str] = None,
     force: bool = False,
-    rest: str = "node",
+    rest: str = "auto",
     rebind: bool = False,
     map: Optional[str] = None,
     mappings: Sequence[_Path] = ...,

@@ -94,7 +94,7 @@ pub fn to_dict<'py>(
         .unwrap_or_default();
     dict.set_item("bones", bones)?;
     dict.set_item("bone_joints", Array1::from(joints).into_pyarray(py))?;
-    dict.set_item("mapped", mapped)?;
+    dict.set_item("mapped", crate::errors::python_words(mapped))?;
     let expressions: Vec<&str> = asset.expressions.iter().map(|e| e.name.as_str()).collect();
     dict.set_item("expressions", expressions)?;
     let clips = PyList::empty(py);
@@ -201,6 +201,6 @@ fn diagnostic_dict<'py>(py: Python<'py>, d: &Diagnostic) -> PyResult<Bound<'py, 
     dict.set_item("code", d.code)?;
     dict.set_item("severity", d.severity.to_string())?;
     dict.set_item("location", &d.location)?;
-    dict.set_item("message", &d.message)?;
+    dict.set_item("message", crate::errors::python_words(&d.message))?;
     Ok(dict)
 }

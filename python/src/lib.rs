@@ -6,17 +6,21 @@
 //! Reports (what was written, what was dropped) come back as JSON text, the exact objects the
 //! command line prints with `--json`; the package parses them.
 
+mod batch;
 mod character;
+mod edit;
 mod errors;
 mod options;
 
 use std::path::PathBuf;
 
 use humanoid::bone_pose::{self, PoseOptions, Times};
+use humanoid::formats::{gltf, Format};
 use humanoid::mapping::map_humanoid;
+use humanoid::ops::read::{MeshDetail, ReadOptions};
 use humanoid::retarget::RetargetOptions;
 use humanoid::rig_tables::{map_file, maps_no_required_bone, Tables};
-use humanoid::{ConvertOptions, Diagnostics, Error};
+use humanoid::{ConvertOptions, Diagnostics, Error, WriteOptions};
 use numpy::ndarray::Array3;
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
@@ -50,6 +54,9 @@ fn report_json(report: &humanoid::Written, before: Diagnostics) -> Result<String
             .and_then(|v| v.as_array().cloned())
             .unwrap_or_default();
         all.append(list);
+        for diagnostic in &mut all {
+            errors::python_words_in(diagnostic);
+        }
         *list = all;
     }
     Ok(value.to_string())
@@ -57,28 +64,52 @@ fn report_json(report: &humanoid::Written, before: Diagnostics) -> Result<String
 
 /// Reads a file into a dict of plain values and arrays (`humanoid.Character`'s fields).
 #[pyfunction]
-#[pyo3(signature = (path, map=None, mappings=Vec::new()))]
+#[pyo3(signature = (path, map=None, mappings=Vec::new(), bvh_scale=None))]
 fn read<'py>(
     py: Python<'py>,
     path: PathBuf,
     map: Option<String>,
     mappings: Vec<PathBuf>,
+    bvh_scale: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let forced = map.is_some();
-    let (outcome, mapped, tables) = detached(py, || {
+    let (character, diagnostics, mapped) = detached(py, || {
         let (rig, tables) = options::mapping(map.as_deref(), &mappings)?;
-        let mut outcome = humanoid::read_asset(&path)?;
-        let mapped = match map_humanoid(&mut outcome.asset, &path, rig.as_ref()) {
-            Ok(mapped) => mapped.line(),
-            // A file that is not a humanoid is still read; asked to map it, it is an error.
-            Err(e) if !forced => format!("no humanoid: {e}"),
-            Err(e) => return Err(e),
+        let options = ReadOptions {
+            bvh_scale,
+            ..ReadOptions::default()
         };
-        Ok((outcome, mapped, tables))
+        let read = humanoid::read(&path, &options)?;
+        let (character, mapped) = mapped(read.character, &path, rig.as_ref(), map.is_some())?;
+        let mut diagnostics = tables;
+        diagnostics.extend(read.diagnostics);
+        Ok((character, diagnostics, mapped))
     })?;
-    let mut diagnostics = tables;
-    diagnostics.extend(outcome.diagnostics.clone());
-    character::to_dict(py, outcome.asset, &diagnostics, &mapped)
+    // A glTF-family file's meshes stay in its document: counted there.
+    let meshes = character
+        .carry
+        .get::<gltf::Document>()
+        .map_or(character.meshes.len(), |d| d.root.meshes.len());
+    let dict = character::to_dict(py, character.asset, &diagnostics, &mapped)?;
+    dict.set_item("meshes", meshes)?;
+    dict.set_item("source", character.source)?;
+    Ok(dict)
+}
+
+/// The character with its humanoid mapped as every function maps it (a file that is not a
+/// humanoid is still read, unless a mapping was `forced`); how, in words.
+fn mapped(
+    mut character: humanoid::model::Character,
+    path: &std::path::Path,
+    rig: Option<&humanoid::mapping::RigMapping>,
+    forced: bool,
+) -> Result<(humanoid::model::Character, String), Error> {
+    let mapped = match map_humanoid(&mut character.asset, path, rig) {
+        Ok(mapped) => mapped.line(),
+        // A file that is not a humanoid is still read; asked to map it, it is an error.
+        Err(e) if !forced => format!("no humanoid: {e}"),
+        Err(e) => return Err(e),
+    };
+    Ok((character, mapped))
 }
 
 /// Reads a file and drops it: the Rust read alone, for the benchmark that compares it with
@@ -86,6 +117,40 @@ fn read<'py>(
 #[pyfunction]
 fn _read_only(py: Python<'_>, path: PathBuf) -> PyResult<usize> {
     detached(py, || Ok(humanoid::read_asset(&path)?.asset.skeleton.len()))
+}
+
+/// `convert`'s keyword arguments as the library's options (the mapping aside: its tables are
+/// read without the GIL).
+#[allow(clippy::too_many_arguments)]
+fn convert_options(
+    py: Python<'_>,
+    to: Option<&str>,
+    force: bool,
+    clip: Option<String>,
+    normalize: bool,
+    rest: &str,
+    rebind: bool,
+    strip_vrm: bool,
+    vrm_name: Option<String>,
+    vrm_authors: Vec<String>,
+    vrm_license_url: Option<String>,
+    bvh_scale: Option<f64>,
+    bvh_order: Option<&str>,
+    bvh_units: Option<&str>,
+    khr_character: Option<&str>,
+) -> PyResult<ConvertOptions> {
+    Ok(ConvertOptions {
+        to: lift(py, options::format(to))?,
+        force,
+        vrm: options::vrm(strip_vrm, vrm_name, vrm_authors, vrm_license_url),
+        mapping: None,
+        clip,
+        bvh_read_scale: bvh_scale,
+        bvh_order: lift(py, options::bvh_order(bvh_order))?,
+        bvh_write_scale: lift(py, options::bvh_units(bvh_units))?,
+        normalize: lift(py, options::normalize(normalize, rest, rebind))?,
+        khr_character: lift(py, options::khr_character(khr_character))?,
+    })
 }
 
 /// Converts `src` into `dst`; the report as JSON text.
@@ -117,28 +182,165 @@ fn convert(
     bvh_units: Option<String>,
     khr_character: Option<String>,
 ) -> PyResult<String> {
-    let normalize = lift(py, options::normalize(normalize, rest, rebind))?;
-    let to = lift(py, options::format(to.as_deref()))?;
-    let order = lift(py, options::bvh_order(bvh_order.as_deref()))?;
-    let units = lift(py, options::bvh_units(bvh_units.as_deref()))?;
-    let khr = lift(py, options::khr_character(khr_character.as_deref()))?;
-    let vrm = options::vrm(strip_vrm, vrm_name, vrm_authors, vrm_license_url);
+    let options = convert_options(
+        py,
+        to.as_deref(),
+        force,
+        clip,
+        normalize,
+        rest,
+        rebind,
+        strip_vrm,
+        vrm_name,
+        vrm_authors,
+        vrm_license_url,
+        bvh_scale,
+        bvh_order.as_deref(),
+        bvh_units.as_deref(),
+        khr_character.as_deref(),
+    )?;
     detached(py, || {
         let (mapping, tables) = options::mapping(map.as_deref(), &mappings)?;
-        let options = ConvertOptions {
-            to,
-            force,
-            vrm,
-            mapping,
-            clip,
-            bvh_read_scale: bvh_scale,
-            bvh_order: order,
-            bvh_write_scale: units,
-            normalize,
-            khr_character: khr,
-        };
+        let options = ConvertOptions { mapping, ..options };
         report_json(&humanoid::convert(&src, &dst, &options)?, tables)
     })
+}
+
+/// Converts many files into `out_dir` on the batch engine of `humanoid convert INPUT… -o DIR`
+/// (its plan: folders, glob patterns, output names and collisions; its pool of threads, a
+/// failing file never stopping the others); one record per input, as JSON text.
+#[pyfunction]
+#[pyo3(signature = (
+    inputs, out_dir, to, jobs=None, force=false, recursive=false, map=None, mappings=Vec::new(),
+    clip=None, normalize=false, rest="auto", rebind=false, strip_vrm=false, vrm_name=None,
+    vrm_authors=Vec::new(), vrm_license_url=None, bvh_scale=None, bvh_order=None,
+    bvh_units=None, khr_character=None
+))]
+#[allow(clippy::too_many_arguments)]
+fn convert_many(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    out_dir: PathBuf,
+    to: &str,
+    jobs: Option<i64>,
+    force: bool,
+    recursive: bool,
+    map: Option<String>,
+    mappings: Vec<PathBuf>,
+    clip: Option<String>,
+    normalize: bool,
+    rest: &str,
+    rebind: bool,
+    strip_vrm: bool,
+    vrm_name: Option<String>,
+    vrm_authors: Vec<String>,
+    vrm_license_url: Option<String>,
+    bvh_scale: Option<f64>,
+    bvh_order: Option<String>,
+    bvh_units: Option<String>,
+    khr_character: Option<String>,
+) -> PyResult<String> {
+    let options = convert_options(
+        py,
+        Some(to),
+        force,
+        clip,
+        normalize,
+        rest,
+        rebind,
+        strip_vrm,
+        vrm_name,
+        vrm_authors,
+        vrm_license_url,
+        bvh_scale,
+        bvh_order.as_deref(),
+        bvh_units.as_deref(),
+        khr_character.as_deref(),
+    )?;
+    let threads = lift(py, batch::threads(jobs))?;
+    detached(py, || {
+        let (mapping, tables) = options::mapping(map.as_deref(), &mappings)?;
+        let options = ConvertOptions { mapping, ..options };
+        let inputs = humanoid::ops::batch::Inputs {
+            paths: inputs,
+            recursive,
+        };
+        batch::convert_many(&inputs, &out_dir, threads, &options, &tables)
+    })
+}
+
+/// Writes a character read by `read` (`src`, read again as it was: `map`, `mappings`,
+/// `bvh_scale`) with the arrays of `edits` (the `Character`'s, as the user changed them) through
+/// the library's write; the report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (
+    src, dst, edits, to=None, force=false, map=None, mappings=Vec::new(), bvh_scale=None,
+    clip=None, strip_vrm=false, vrm_name=None, vrm_authors=Vec::new(), vrm_license_url=None,
+    bvh_order=None, bvh_units=None, khr_character=None
+))]
+#[allow(clippy::too_many_arguments)]
+fn write(
+    py: Python<'_>,
+    src: PathBuf,
+    dst: PathBuf,
+    edits: Bound<'_, PyDict>,
+    to: Option<String>,
+    force: bool,
+    map: Option<String>,
+    mappings: Vec<PathBuf>,
+    bvh_scale: Option<f64>,
+    clip: Option<String>,
+    strip_vrm: bool,
+    vrm_name: Option<String>,
+    vrm_authors: Vec<String>,
+    vrm_license_url: Option<String>,
+    bvh_order: Option<String>,
+    bvh_units: Option<String>,
+    khr_character: Option<String>,
+) -> PyResult<String> {
+    let edits = edit::Edits::from_py(&edits)?;
+    let write_options = WriteOptions {
+        to: lift(py, options::format(to.as_deref()))?,
+        force,
+        vrm: options::vrm(strip_vrm, vrm_name, vrm_authors, vrm_license_url),
+        clip,
+        bvh_order: lift(py, options::bvh_order(bvh_order.as_deref()))?,
+        bvh_scale: lift(py, options::bvh_units(bvh_units.as_deref()))?,
+        khr_character: lift(py, options::khr_character(khr_character.as_deref()))?,
+    };
+    detached(py, || {
+        let (rig, tables) = options::mapping(map.as_deref(), &mappings)?;
+        // Read as `convert` reads for this output: an H-Anim file takes the meshes along.
+        let target = match write_options.to {
+            Some(format) => format,
+            None => Format::for_output(&dst, None)?,
+        };
+        let source = humanoid::ops::read::input_format(&src)?;
+        let read_options = ReadOptions {
+            bvh_scale,
+            meshes: if target.is_hanim() {
+                MeshDetail::Rest
+            } else {
+                MeshDetail::None
+            },
+            strict_sockets: !(source.is_gltf_family() && target.is_gltf_family()),
+            ..ReadOptions::default()
+        };
+        let read = humanoid::read(&src, &read_options)?;
+        let (mut character, _) = mapped(read.character, &src, rig.as_ref(), map.is_some())?;
+        edit::apply(&mut character, edits)?;
+        report_json(
+            &humanoid::ops::write::write(&character, &dst, &write_options)?,
+            tables,
+        )
+    })
+}
+
+/// A library message in the package's words (flags as keyword arguments): for the tests, which
+/// check every message of the library's source.
+#[pyfunction]
+fn _python_words(message: &str) -> String {
+    errors::python_words(message)
 }
 
 /// Plays `anim`'s clip on `onto` and writes the result to `dst`; the report as JSON text.
@@ -214,12 +416,13 @@ fn map_rig(
         let mut value = serde_json::to_value(&report)
             .map_err(|e| Error::unsupported(format!("the report could not be serialized: {e}")))?;
         if let Some(object) = value.as_object_mut() {
-            object.insert("mapped".into(), mapped.line().into());
+            object.insert("mapped".into(), errors::python_words(&mapped.line()).into());
             object.insert("humanoid".into(), (!maps_no_required_bone(&mapped)).into());
-            object.insert(
-                "diagnostics".into(),
-                serde_json::to_value(&tables.diagnostics).unwrap_or_default(),
-            );
+            let mut diagnostics = serde_json::to_value(&tables.diagnostics).unwrap_or_default();
+            for diagnostic in diagnostics.as_array_mut().into_iter().flatten() {
+                errors::python_words_in(diagnostic);
+            }
+            object.insert("diagnostics".into(), diagnostics);
         }
         Ok(value.to_string())
     })
@@ -348,6 +551,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(_read_only, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_many, m)?)?;
+    m.add_function(wrap_pyfunction!(write, m)?)?;
+    m.add_function(wrap_pyfunction!(_python_words, m)?)?;
     m.add_function(wrap_pyfunction!(retarget, m)?)?;
     m.add_function(wrap_pyfunction!(map_rig, m)?)?;
     m.add_function(wrap_pyfunction!(pose, m)?)?;

@@ -12,13 +12,26 @@ use humanoid::pose::normalize::{NormalizeOptions, RestReference};
 use humanoid::rig_tables::Tables;
 use humanoid::{Diagnostics, Error};
 
-/// `to="vrm1"`: a format by its `--to` name.
+/// `to="vrm1"`: an output format by its name; only formats the library writes
+/// ([`Format::can_write`]) are taken, and the message lists those.
 pub fn format(to: Option<&str>) -> Result<Option<Format>, Error> {
     to.map(|name| {
-        name.parse::<Format>().map_err(|_| {
-            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-            Error::unsupported(format!("to={name:?}: expected one of {}", names.join(", ")))
-        })
+        let writable: Vec<&str> = Format::ALL
+            .iter()
+            .filter(|f| f.can_write())
+            .map(|f| f.name())
+            .collect();
+        match name.parse::<Format>() {
+            Ok(format) if format.can_write() => Ok(format),
+            Ok(_) => Err(Error::unsupported(format!(
+                "to={name:?}: humanoid reads {name} files but does not write them; expected one of {}",
+                writable.join(", ")
+            ))),
+            Err(_) => Err(Error::unsupported(format!(
+                "to={name:?}: expected one of {}",
+                writable.join(", ")
+            ))),
+        }
     })
     .transpose()
 }
@@ -108,7 +121,8 @@ pub fn vrm(
     }
 }
 
-/// `khr_character=None` (added from non-glTF inputs), `"uri"`, `"node-index"` or `"off"`.
+/// `khr_character=None` (none added: plain glTF; a glTF input's own kept), `"uri"`,
+/// `"node-index"` or `"off"`.
 /// `contacts="auto"|"off"` (`None`: auto).
 pub fn contacts(value: Option<&str>) -> Result<humanoid::pose::contacts::Contacts, Error> {
     use humanoid::pose::contacts::Contacts;

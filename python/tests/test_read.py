@@ -132,3 +132,25 @@ def test_a_rig_without_a_declaration_is_mapped_or_read_bare(tmp_path, mannequin)
     humanoid.convert(mannequin, bvh)
     hero = humanoid.read(bvh)
     assert "hips" in hero.bones and "mapped by" in hero.mapped
+
+
+def test_repr_is_one_short_line_and_the_data_stay_reachable(tmp_path, mannequin):
+    bvh = tmp_path / "walk.bvh"
+    humanoid.convert(mannequin, bvh)
+    for path in (mannequin, bvh):
+        hero = humanoid.read(path)
+        text = repr(hero)
+        assert "\n" not in text and len(text) < 160, text
+        assert text.startswith(
+            f"<humanoid.Character {hero.format}: {len(hero.joints)} joints, {len(hero.bones)} bones, "
+        ), text
+        assert f"{len(hero.clips)} clip" in text and "mesh" in text
+        for clip in hero.clips:
+            assert "\n" not in repr(clip) and len(repr(clip)) < 120
+            for track in clip.tracks:
+                assert "\n" not in repr(track) and len(repr(track)) < 120
+        assert hero.rest_translations.shape == (len(hero.joints), 3)
+    assert humanoid.read(bvh).meshes == 0 and humanoid.read(mannequin).meshes > 0
+    one = repr(humanoid.read(bvh))
+    assert "1 clip (" in one and " s)" in one
+    assert humanoid.read(mannequin).source == str(mannequin)

@@ -157,7 +157,7 @@ fn huge_declared_buffer_in_a_small_file() {
     rejects("huge.glb", &bytes, &["/buffers/0"]);
 }
 
-/// Every usage error exits 2, as the README says: clap's own, a value outside a flag's set, a
+/// Every usage error exits 2, as docs/cli.md says: clap's own, a value outside a flag's set, a
 /// value that does not parse, and arguments found not to work together after parsing (each
 /// with what to give instead). Bad input stays exit 1.
 #[test]

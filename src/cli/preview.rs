@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use humanoid::preview::{Backend, Frames, PreviewOptions, View};
+use humanoid::preview::{Backend, Frames, PreviewOptions, SkeletonOverlay, View};
 
 use super::{print_diagnostics, CliError};
 
@@ -52,7 +52,11 @@ pub struct PreviewArgs {
     /// Draw the skeleton on the CPU (no GPU needed; no meshes).
     #[arg(long)]
     skeleton_only: bool,
-    /// Leave the skeleton and socket overlay out (the meshes alone, a face uncovered).
+    /// Draw the skeleton and sockets over the meshes (default: only over a character that
+    /// has no mesh, so a face is not covered).
+    #[arg(long, conflicts_with_all = ["skeleton_only", "no_skeleton"])]
+    skeleton: bool,
+    /// Never draw the skeleton and socket overlay.
     #[arg(long, conflicts_with = "skeleton_only")]
     no_skeleton: bool,
     /// Replace an existing output file.
@@ -110,7 +114,11 @@ impl PreviewArgs {
                 BackendArg::Auto => Backend::Auto,
             },
             skeleton_only: self.skeleton_only,
-            no_skeleton: self.no_skeleton,
+            skeleton: match (self.skeleton, self.no_skeleton) {
+                (true, _) => SkeletonOverlay::On,
+                (_, true) => SkeletonOverlay::Off,
+                _ => SkeletonOverlay::Auto,
+            },
             force: self.force,
         })
     }

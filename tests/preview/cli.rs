@@ -228,11 +228,12 @@ fn png_pixels(path: &std::path::Path) -> Vec<[u8; 4]> {
         .collect()
 }
 
-/// `--no-skeleton` leaves the overlay out: the joint dots (pure white,
-/// `overlay::JOINT_COLOR`) are drawn without it and not with it, and the rest of the picture
-/// (meshes, ground) is there either way.
+/// Over a character with meshes the skeleton overlay is left out by default (its face is not
+/// covered): the joint dots (pure white, `overlay::JOINT_COLOR`) are drawn with `--skeleton`
+/// and not without it nor with `--no-skeleton`, and the rest of the picture (meshes, ground)
+/// is there either way. A character with no mesh (a BVH) gets the skeleton by default.
 #[test]
-fn no_skeleton_leaves_the_overlay_out() {
+fn the_skeleton_overlay_is_drawn_over_meshes_only_when_asked() {
     if super::gpu().is_none() {
         return;
     }
@@ -259,10 +260,36 @@ fn no_skeleton_leaves_the_overlay_out() {
         png_pixels(&out)
     };
     let white = |pixels: &[[u8; 4]]| pixels.iter().filter(|p| p[..3] == [255, 255, 255]).count();
-    let with = render("with.png", &[]);
+    let with = render("with.png", &["--skeleton"]);
     let without = render("without.png", &["--no-skeleton"]);
+    let default = render("default.png", &[]);
     assert!(white(&with) > 0, "no joint dot drawn with the overlay");
     assert_eq!(white(&without), 0, "joint dots drawn with --no-skeleton");
+    assert_eq!(white(&default), 0, "joint dots over the meshes by default");
+    // A BVH has no mesh: its skeleton is drawn by default.
+    let bvh = dir.path().join("walk.bvh");
+    let options = humanoid::convert::ConvertOptions {
+        clip: Some("walk".into()),
+        ..Default::default()
+    };
+    humanoid::convert::convert(&model, &bvh, &options).unwrap();
+    let out = dir.path().join("bvh.png");
+    let run = humanoid()
+        .args([
+            "preview",
+            bvh.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(["--size", "128x128"])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(white(&png_pixels(&out)) > 0, "no skeleton drawn for a BVH");
     let background = with[0];
     let drawn = without.iter().filter(|p| **p != background).count();
     assert!(

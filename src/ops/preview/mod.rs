@@ -68,10 +68,41 @@ pub struct PreviewOptions {
     pub backend: Backend,
     /// Draw the skeleton on the CPU, without a GPU (no meshes).
     pub skeleton_only: bool,
-    /// Leave out the skeleton and socket overlay (the meshes alone).
-    pub no_skeleton: bool,
+    /// Whether the skeleton and socket overlay is drawn over the meshes.
+    pub skeleton: SkeletonOverlay,
     /// Replace an existing output file.
     pub force: bool,
+}
+
+/// Whether a GPU picture draws the skeleton and sockets over the character.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SkeletonOverlay {
+    /// Over a character with no mesh (a BVH, a bare rig) only: a character with meshes is
+    /// drawn as it looks, its face uncovered.
+    #[default]
+    Auto,
+    /// Always (the bones over the meshes, to check a rig).
+    On,
+    /// Never (a character with no mesh then shows only the ground).
+    Off,
+}
+
+impl SkeletonOverlay {
+    /// Whether the overlay is drawn over a character with (`has_meshes`) or without meshes.
+    ///
+    /// ```
+    /// use humanoid::preview::SkeletonOverlay;
+    /// assert!(!SkeletonOverlay::Auto.drawn(true));
+    /// assert!(SkeletonOverlay::Auto.drawn(false));
+    /// assert!(SkeletonOverlay::On.drawn(true));
+    /// ```
+    pub fn drawn(self, has_meshes: bool) -> bool {
+        match self {
+            SkeletonOverlay::Auto => !has_meshes,
+            SkeletonOverlay::On => true,
+            SkeletonOverlay::Off => false,
+        }
+    }
 }
 
 impl Default for PreviewOptions {
@@ -88,7 +119,7 @@ impl Default for PreviewOptions {
             compare: None,
             backend: Backend::Auto,
             skeleton_only: false,
-            no_skeleton: false,
+            skeleton: SkeletonOverlay::Auto,
             force: false,
         }
     }
@@ -345,7 +376,7 @@ pub fn preview(
         let mut picture: Option<Image> = None;
         for (panel, uploaded) in panels.iter().zip(&uploads) {
             let layers = Layers {
-                overlay: !options.no_skeleton,
+                overlay: options.skeleton.drawn(!panel.character.meshes.is_empty()),
                 ..Layers::default()
             };
             let image = painter.paint(panel, uploaded, t, layers)?;

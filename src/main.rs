@@ -14,6 +14,8 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(err) => return cli::usage_error(&err),
     };
+    #[cfg(all(unix, feature = "preview"))]
+    let _runtime = private_runtime_dir();
     // A limit set in the environment that does not parse is refused, not silently ignored.
     if let Err(message) = humanoid::io::Limits::from_env() {
         eprintln!("humanoid: error: {message} (docs/limits.md)");
@@ -27,4 +29,23 @@ fn main() -> ExitCode {
             err.exit_code()
         }
     }
+}
+
+/// A private, empty `XDG_RUNTIME_DIR` for this run where none is set (a headless machine, a
+/// container, CI): Mesa's drivers look for a Wayland display while the preview starts, and
+/// without the variable libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in
+/// the environment.` to stderr, twice, after a command that worked. With it, the lookup finds
+/// no display and says nothing. The folder (mode 0700) is removed when the command ends.
+#[cfg(all(unix, feature = "preview"))]
+fn private_runtime_dir() -> Option<tempfile::TempDir> {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return None;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("humanoid-runtime-")
+        .tempdir()
+        .ok()?;
+    // SAFETY: main has started no thread yet, so no other thread reads the environment.
+    unsafe { std::env::set_var("XDG_RUNTIME_DIR", dir.path()) };
+    Some(dir)
 }

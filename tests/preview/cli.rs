@@ -333,3 +333,23 @@ fn what_the_preview_does_not_draw_is_said_as_such() {
     );
     assert!(!stdout.contains("not carried"), "{stdout}");
 }
+
+/// On a headless machine with no XDG_RUNTIME_DIR (a container, CI), the demo renders its GIFs
+/// and says nothing about the runtime folder: libwayland's `error: XDG_RUNTIME_DIR is invalid
+/// or not set` used to follow a run that worked.
+#[test]
+fn no_runtime_folder_noise_after_a_run_that_worked() {
+    if super::gpu().is_none() {
+        return;
+    }
+    let dir = temp();
+    let run = Command::new(env!("CARGO_BIN_EXE_humanoid"))
+        .env_remove("XDG_RUNTIME_DIR")
+        .args(["demo", "-o", dir.path().join("demo").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
+    assert!(dir.path().join("demo/preview/walk.gif").is_file());
+}

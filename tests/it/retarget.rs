@@ -796,3 +796,19 @@ fn a_clip_that_moves_nothing_is_reported() {
     let said = humanoid_ok(&["retarget", s(&walk), "--onto", s(&mannequin), "-o", s(&out)]).stdout;
     assert!(!said.contains("CLIP_STATIC"), "{said}");
 }
+
+/// The file: Maya's HumanIK FBX keys each of its 270 channels at one value for 4.9 s;
+/// retargeted, it is a held T-pose, and the output says so.
+#[cfg(feature = "corpus")]
+#[test]
+fn the_humanik_take_that_holds_one_pose_is_reported() {
+    use crate::util::{humanoid_ok, s, shared};
+    let (dir, mannequin, _) = crate::util::demo();
+    let fbx = shared().join("corpus/fbx/maya_human_ik_7400_binary.fbx");
+    let out = dir.path().join("held.vrma");
+    let said = humanoid_ok(&["retarget", s(&fbx), "--onto", s(&mannequin), "-o", s(&out)]).stdout;
+    assert!(
+        said.contains("warning [CLIP_STATIC] clip \"Take 001\": the clip lasts 4.92 s"),
+        "{said}"
+    );
+}

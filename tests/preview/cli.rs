@@ -239,12 +239,18 @@ fn the_skeleton_overlay_is_drawn_over_meshes_only_when_asked() {
     }
     let dir = temp();
     let model = mannequin(dir.path());
-    let render = |name: &str, extra: &[&str]| {
+    let bvh = dir.path().join("walk.bvh");
+    let options = humanoid::convert::ConvertOptions {
+        clip: Some("walk".into()),
+        ..Default::default()
+    };
+    humanoid::convert::convert(&model, &bvh, &options).unwrap();
+    let render_file = |file: &std::path::Path, name: &str, extra: &[&str]| {
         let out = dir.path().join(name);
         let run = humanoid()
             .args([
                 "preview",
-                model.to_str().unwrap(),
+                file.to_str().unwrap(),
                 "-o",
                 out.to_str().unwrap(),
             ])
@@ -259,6 +265,7 @@ fn the_skeleton_overlay_is_drawn_over_meshes_only_when_asked() {
         );
         png_pixels(&out)
     };
+    let render = |name: &str, extra: &[&str]| render_file(&model, name, extra);
     let white = |pixels: &[[u8; 4]]| pixels.iter().filter(|p| p[..3] == [255, 255, 255]).count();
     let with = render("with.png", &["--skeleton"]);
     let without = render("without.png", &["--no-skeleton"]);
@@ -267,29 +274,8 @@ fn the_skeleton_overlay_is_drawn_over_meshes_only_when_asked() {
     assert_eq!(white(&without), 0, "joint dots drawn with --no-skeleton");
     assert_eq!(white(&default), 0, "joint dots over the meshes by default");
     // A BVH has no mesh: its skeleton is drawn by default.
-    let bvh = dir.path().join("walk.bvh");
-    let options = humanoid::convert::ConvertOptions {
-        clip: Some("walk".into()),
-        ..Default::default()
-    };
-    humanoid::convert::convert(&model, &bvh, &options).unwrap();
-    let out = dir.path().join("bvh.png");
-    let run = humanoid()
-        .args([
-            "preview",
-            bvh.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .args(["--size", "128x128"])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(white(&png_pixels(&out)) > 0, "no skeleton drawn for a BVH");
+    let skeleton = render_file(&bvh, "bvh.png", &[]);
+    assert!(white(&skeleton) > 0, "no skeleton drawn for a BVH");
     let background = with[0];
     let drawn = without.iter().filter(|p| **p != background).count();
     assert!(

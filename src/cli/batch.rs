@@ -153,18 +153,20 @@ impl Batch {
             if self.json {
                 return;
             }
-            // The file's line, then its diagnostics under it (only errors with --quiet, and
-            // then the line only when there are any).
+            // The file's line, then why it failed and its diagnostics under it (only the
+            // failure and errors with --quiet, and then the line only when there are any).
             let shown: Vec<&Diagnostic> = diagnostics.iter().filter(|d| self.shows(d)).collect();
-            let lines = file_lines(status, job, &shown);
+            let error = result.as_ref().err().map(ToString::to_string);
+            let lines = file_lines(status, job, error.as_deref(), &shown);
+            let worth_saying = !shown.is_empty() || error.is_some();
             match &progress {
                 Some(bar) => {
-                    if !shown.is_empty() {
+                    if worth_saying {
                         bar.println(lines.trim_end());
                     }
                     bar.inc(1);
                 }
-                None if !self.quiet || !shown.is_empty() => {
+                None if !self.quiet || worth_saying => {
                     // One write under the lock: another worker's lines never come between.
                     let _ = std::io::stderr().lock().write_all(lines.as_bytes());
                 }
@@ -275,13 +277,17 @@ impl Batch {
     }
 }
 
-/// A file's line, `ok       IN -> OUT`, and each diagnostic under it, indented to the input.
-fn file_lines(status: &str, job: &Job, diagnostics: &[&Diagnostic]) -> String {
+/// A file's line, `ok       IN -> OUT`, and why it failed (`error: …`) and each diagnostic
+/// under it, indented to the input.
+fn file_lines(status: &str, job: &Job, error: Option<&str>, diagnostics: &[&Diagnostic]) -> String {
     let mut text = format!(
         "{status:8} {} -> {}\n",
         job.input.display(),
         job.output.display()
     );
+    if let Some(error) = error {
+        text.push_str(&format!("{:8} error: {error}\n", ""));
+    }
     for diagnostic in diagnostics {
         text.push_str(&format!("{:8} {diagnostic}\n", ""));
     }

@@ -53,6 +53,15 @@ fn a_batch_writes_what_each_file_alone_gives_and_reports_the_failures() {
         "{}",
         run.stdout
     );
+    // Why, right under the file's line as it goes by, not only in the summary.
+    let line = run
+        .stderr
+        .lines()
+        .position(|l| l.starts_with("failed") && l.contains("broken.glb"))
+        .unwrap_or_else(|| panic!("no failed line: {}", run.stderr));
+    let why = run.stderr.lines().nth(line + 1).unwrap_or_default();
+    assert!(why.trim_start().starts_with("error: "), "{}", run.stderr);
+    assert!(why.contains("broken.glb"), "{}", run.stderr);
     assert!(
         run.stdout.contains("3 ok, 0 skipped, 0 refused, 1 failed"),
         "{}",

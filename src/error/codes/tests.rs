@@ -11,6 +11,10 @@ use crate::error::{Diagnostics, Severity};
 /// Code-shaped literals in `src/` that are not diagnostic codes, and what they are.
 const NOT_CODES: &[(&str, &str)] = &[
     (
+        "XDG_RUNTIME_DIR",
+        "an environment variable set for Mesa's display probe (src/main.rs)",
+    ),
+    (
         "HUMANOID_MAX_BINARY_BYTES",
         "an environment variable (docs/limits.md)",
     ),

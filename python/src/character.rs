@@ -13,6 +13,32 @@ use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+/// Each joint's parent index, -1 for a root: the `parents` array.
+pub fn parents(asset: &Asset) -> Vec<i32> {
+    asset
+        .skeleton
+        .parents()
+        .iter()
+        .map(|p| index_i32(p.map(|j| j.index())))
+        .collect()
+}
+
+/// The first humanoid's bone names and the index of each one's joint: the `bones` and
+/// `bone_joints` arrays.
+pub fn bone_map(asset: &Asset) -> (Vec<&str>, Vec<i32>) {
+    asset
+        .humanoids
+        .first()
+        .map(|h| {
+            h.bones
+                .iter()
+                .filter(|(_, joint)| asset.skeleton.contains(*joint))
+                .map(|(bone, joint)| (bone.as_str(), index_i32(Some(joint.index()))))
+                .unzip()
+        })
+        .unwrap_or_default()
+}
+
 /// The index of a joint (or -1) as NumPy's `int32`: skeletons hold at most 2³¹ joints.
 fn index_i32(index: Option<usize>) -> i32 {
     index.and_then(|i| i32::try_from(i).ok()).unwrap_or(-1)
@@ -51,12 +77,7 @@ pub fn to_dict<'py>(
         },
     )?;
     dict.set_item("joints", skeleton.names())?;
-    let parents: Array1<i32> = skeleton
-        .parents()
-        .iter()
-        .map(|p| index_i32(p.map(|j| j.index())))
-        .collect();
-    dict.set_item("parents", parents.into_pyarray(py))?;
+    dict.set_item("parents", Array1::from(parents(&asset)).into_pyarray(py))?;
     let locals = skeleton.rest_locals();
     let worlds = skeleton.rest_worlds();
     let flat3 = |f: &dyn Fn(usize) -> [f32; 3]| (0..n).flat_map(f).collect::<Vec<f32>>();
@@ -81,17 +102,7 @@ pub fn to_dict<'py>(
         "world_rotations",
         matrix(py, n, 4, flat4(&|i| worlds[i].rotation.to_array()))?,
     )?;
-    let (bones, joints): (Vec<&str>, Vec<i32>) = asset
-        .humanoids
-        .first()
-        .map(|h| {
-            h.bones
-                .iter()
-                .filter(|(_, joint)| skeleton.contains(*joint))
-                .map(|(bone, joint)| (bone.as_str(), index_i32(Some(joint.index()))))
-                .unzip()
-        })
-        .unwrap_or_default();
+    let (bones, joints) = bone_map(&asset);
     dict.set_item("bones", bones)?;
     dict.set_item("bone_joints", Array1::from(joints).into_pyarray(py))?;
     dict.set_item("mapped", crate::errors::python_words(mapped))?;

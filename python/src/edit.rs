@@ -273,27 +273,13 @@ fn check_shape(asset: &Asset, edits: &Edits, file: &str) -> Result<(), Error> {
             )));
         }
     }
-    let parents: Vec<i32> = skeleton
-        .parents()
-        .iter()
-        .map(|p| p.and_then(|j| i32::try_from(j.index()).ok()).unwrap_or(-1))
-        .collect();
+    let parents = crate::character::parents(asset);
     if let Some(i) = (0..n).find(|&i| parents.get(i) != edits.parents.get(i)) {
         return Err(Error::unsupported(format!(
             "parents[{i}] was changed: write keeps the skeleton's shape as read from {file} (each joint under its parent); change the rest arrays to move a joint"
         )));
     }
-    let (bones, joints): (Vec<&str>, Vec<i32>) = asset
-        .humanoids
-        .first()
-        .map(|h| {
-            h.bones
-                .iter()
-                .filter(|(_, joint)| skeleton.contains(*joint))
-                .map(|(bone, joint)| (bone.as_str(), i32::try_from(joint.index()).unwrap_or(-1)))
-                .unzip()
-        })
-        .unwrap_or_default();
+    let (bones, joints) = crate::character::bone_map(asset);
     if bones != edits.bones || joints != edits.bone_joints {
         return Err(Error::unsupported(format!(
             "bones / bone_joints were changed: the humanoid bone map is the one read from {file} (read it with map= or mappings= to map it otherwise)"

@@ -174,13 +174,13 @@ fn write_gltf_family(
     let khr_form = match options.khr_character.form() {
         Some(form) if matches!(target, Format::Glb | Format::Gltf | Format::Vrm1) => Some(form),
         Some(_) => {
-            {
-                diagnostics.warn(
-                    "KHR_CHARACTER_NOT_WRITTEN",
-                    "",
-                    format!("KHR_character is written on .glb, .gltf and VRM 1.0 outputs, not on {target}"),
-                );
-            }
+            diagnostics.warn(
+                "KHR_CHARACTER_NOT_WRITTEN",
+                "",
+                format!(
+                    "KHR_character is written on .glb, .gltf and VRM 1.0 outputs, not on {target}"
+                ),
+            );
             None
         }
         None => None,
